@@ -1,0 +1,338 @@
+/* tg_plugin.h: the device-plugin ABI of tinygrad-cc, version 1.0.
+ *
+ * The only contract between the tinygrad-cc host and a device plugin. A plugin is a shared object
+ * built against this header alone (C11, no other include of ours) that exports exactly one symbol,
+ * tg_plugin_get_api. Read top to bottom: versioning, errors, devices, buffers, programs, launches,
+ * streams and events, then the calling convention of the "c" source dialect.
+ *
+ * VERSIONING
+ *   - The host loads a plugin only when TG_ABI_MAJOR matches. Within a major, everything grows by
+ *     appending: fields at the end of structs, functions at the end of tg_plugin_api, flag bits.
+ *     Nothing new ever becomes REQUIRED within a major.
+ *   - Every struct that can grow starts with `uint64_t struct_size`, set by whoever allocates it to
+ *     sizeof(the struct as it knows it). Readers test a field with TG_HAS(ptr, Type, field), never
+ *     with `==` on sizes. A field beyond the writer's struct_size reads as zero / NULL / default, so
+ *     callers zero-initialize argument structs ({0} or memset) before setting struct_size.
+ *   - In/out structs (tg_device_props) are written by the plugin only within the host's struct_size.
+ *
+ * THREADING AND OWNERSHIP
+ *   - Every function may be called from any thread. The host serializes the calls that enqueue work
+ *     on one stream; everything else must be thread-safe in the plugin.
+ *   - Handles are opaque and owned by the plugin. Strings returned by the plugin live as long as the
+ *     object that returned them (props strings: until device_close; api strings: forever).
+ *   - The plugin creates tg_error and tg_event objects; the host destroys them through this table.
+ *   - No C++ exception, longjmp or abort may cross this boundary: every entry point catches what its
+ *     implementation throws and returns a TG_CODE_INTERNAL error instead.
+ *
+ * REQUIRED / OPTIONAL
+ *   Each function pointer below is marked. REQUIRED ones must be non-NULL or the host refuses the
+ *   plugin, naming the missing functions. An OPTIONAL one may be NULL (= unimplemented); its comment
+ *   names the host's fallback. A function may also exist and return TG_CODE_UNIMPLEMENTED.
+ */
+#ifndef TG_PLUGIN_H_
+#define TG_PLUGIN_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TG_ABI_MAJOR 1
+#define TG_ABI_MINOR 0
+
+/* Size of struct T up to and including field f: what a writer that knew only up to f would set. */
+#define TG_SIZE_TO(T, f) (offsetof(T, f) + sizeof(((T*)0)->f))
+/* Whether the struct at p (with its struct_size) contains field f of type T. */
+#define TG_HAS(p, T, f) ((p) != NULL && (p)->struct_size >= TG_SIZE_TO(T, f))
+
+#if defined(_WIN32)
+#define TG_EXPORT __declspec(dllexport)
+#else
+#define TG_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------------------------
+ * Errors. NULL means success. Codes are absl::StatusCode numbers.
+ * ------------------------------------------------------------------------------------------- */
+typedef uint32_t tg_code;
+#define TG_CODE_OK 0u
+#define TG_CODE_CANCELLED 1u
+#define TG_CODE_UNKNOWN 2u
+#define TG_CODE_INVALID_ARGUMENT 3u    /* the caller passed something this plugin never accepts */
+#define TG_CODE_DEADLINE_EXCEEDED 4u   /* event_wait timed out; the work goes on */
+#define TG_CODE_NOT_FOUND 5u           /* no such device ordinal, no such entry point */
+#define TG_CODE_RESOURCE_EXHAUSTED 8u  /* out of device memory */
+#define TG_CODE_FAILED_PRECONDITION 9u /* program_load: stale or foreign binary; recompile */
+#define TG_CODE_ABORTED 10u            /* the device faulted; reopen it */
+#define TG_CODE_UNIMPLEMENTED 12u
+#define TG_CODE_INTERNAL 13u
+#define TG_CODE_UNAVAILABLE 14u        /* driver or device missing */
+
+typedef struct tg_error tg_error;
+
+/* ---------------------------------------------------------------------------------------------
+ * Opaque handles, all owned by the plugin.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tg_device tg_device;   /* an opened device; lives until device_close */
+typedef struct tg_buffer tg_buffer;   /* device memory; lives until buffer_free */
+typedef struct tg_program tg_program; /* a loaded kernel (one entry point); until program_destroy */
+typedef struct tg_stream tg_stream;   /* an in-order queue; NULL everywhere = the default stream */
+typedef struct tg_event tg_event;     /* completion of enqueued work; until event_destroy */
+
+/* ---------------------------------------------------------------------------------------------
+ * Extensions: a chain matched by name string ("vendor.feature") and version, never by a central
+ * enum, so a vendor adds "acme.*" without asking. Reserved prefix: "tg.". The same chain type is
+ * accepted per call through the `ext` field of argument structs. Unknown names are ignored.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tg_ext {
+  uint64_t struct_size;
+  const char* name;          /* e.g. "tg.memory_stats" */
+  uint32_t version;
+  uint32_t reserved;
+  const struct tg_ext* next; /* NULL ends the chain */
+  /* the extension's own fields follow */
+} tg_ext;
+
+/* ---------------------------------------------------------------------------------------------
+ * Host services, given to initialize(). The plugin must not call a member it does not TG_HAS.
+ * ------------------------------------------------------------------------------------------- */
+#define TG_LOG_ERROR 0
+#define TG_LOG_WARNING 1
+#define TG_LOG_INFO 2
+#define TG_LOG_DEBUG 3
+typedef struct tg_host_services {
+  uint64_t struct_size;
+  uint32_t abi_major, abi_minor;                            /* the host's version */
+  void (*log)(void* ctx, int32_t level, const char* message); /* may be NULL */
+  void* log_ctx;
+} tg_host_services;
+
+/* ---------------------------------------------------------------------------------------------
+ * Device properties (in/out: the host sets struct_size and zeroes the rest; the plugin fills
+ * what fits). Strings and arrays live until device_close.
+ * ------------------------------------------------------------------------------------------- */
+#define TG_CAP_FP16 (1u << 0)
+#define TG_CAP_BF16 (1u << 1)
+#define TG_CAP_FP64 (1u << 2)
+#define TG_CAP_INT64_ATOMICS (1u << 3)
+#define TG_CAP_TIMING (1u << 4)         /* event_timing_ns works for TG_LAUNCH_PROFILE launches */
+#define TG_CAP_UNIFIED_MEMORY (1u << 5) /* buffers are host-addressable */
+
+typedef struct tg_device_props {
+  uint64_t struct_size;
+  const char* name;                /* "AMD EPYC 9B45 (avx512)", "NVIDIA H200" */
+  const char* vendor;              /* "AMD", "NVIDIA", "pocl" */
+  const char* arch;                /* "x86_64-avx3_dl", "sm_90", "gfx1100" */
+  const char* compile_fingerprint; /* changes whenever compiled binaries would: arch + driver + compiler */
+  uint64_t global_mem_bytes;
+  uint64_t max_alloc_bytes;
+  uint64_t local_mem_bytes;        /* per workgroup; 0 = none */
+  uint64_t min_offset_align;       /* launch buffer offsets are multiples of this (>= 1) */
+  uint32_t max_group_size[3];      /* per dimension */
+  uint32_t max_group_threads;      /* product limit */
+  uint32_t preferred_vector_width; /* float32 lanes the device likes per operation */
+  uint32_t compute_units;          /* cores / SMs / CUs */
+  uint32_t caps;                   /* TG_CAP_* bits */
+  uint32_t num_source_dialects;
+  const char* const* source_dialects; /* "c", "opencl-c", "cuda-c", "hip-c", "llvm-ir", "ptx" */
+  uint32_t num_binary_formats;
+  uint32_t reserved0;
+  const char* const* binary_formats;  /* "elf-so", "cubin", "hsaco", ... */
+} tg_device_props;
+
+/* ---------------------------------------------------------------------------------------------
+ * Programs.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tg_compile_args {
+  uint64_t struct_size;
+  const tg_ext* ext;
+  tg_device* device;
+  const char* dialect;  /* one of the device's source_dialects */
+  const char* source;   /* not necessarily NUL-terminated */
+  uint64_t source_len;
+  const char* entry;    /* the kernel function's name */
+  const char* options;  /* plugin-specific compiler options; NULL = none */
+} tg_compile_args;
+
+/* ---------------------------------------------------------------------------------------------
+ * Launches. The grid is counted in WORKGROUPS: work items = num_groups * group_size per dimension.
+ * ------------------------------------------------------------------------------------------- */
+#define TG_ARG_BUFFER 1u
+#define TG_ARG_I32 2u
+#define TG_ARG_I64 3u
+typedef struct tg_arg {
+  uint32_t kind; /* TG_ARG_* */
+  uint32_t reserved;
+  tg_buffer* buffer; /* TG_ARG_BUFFER */
+  uint64_t offset;   /* TG_ARG_BUFFER: bytes, a multiple of min_offset_align */
+  int64_t value;     /* TG_ARG_I32 (low 32 bits) / TG_ARG_I64 */
+} tg_arg;
+
+#define TG_LAUNCH_PROFILE (1u << 0) /* record device-clock start/end for event_timing_ns */
+
+typedef struct tg_launch_args {
+  uint64_t struct_size;
+  const tg_ext* ext;
+  tg_stream* stream; /* NULL = the device's default stream */
+  tg_program* program;
+  uint32_t num_groups[3];
+  uint32_t group_size[3];
+  const tg_arg* args; /* in the kernel's parameter order */
+  uint32_t num_args;
+  uint32_t flags;     /* TG_LAUNCH_* */
+  tg_event** out_done; /* NULL = no event wanted; else receives an event the host destroys */
+} tg_launch_args;
+
+/* ---------------------------------------------------------------------------------------------
+ * The function table. Returned by tg_plugin_get_api; lives forever (static storage).
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tg_plugin_api {
+  uint64_t struct_size;   /* sizeof(tg_plugin_api) as the plugin was built */
+  uint32_t abi_major;     /* TG_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;
+  const char* plugin_name;    /* device name prefix, upper case: "CPU", "OPENCL", "ACME" */
+  const char* plugin_version; /* free-form: "0.3.1+g1a2b" */
+
+  /* -- errors (REQUIRED) -- */
+  tg_code (*error_code)(const tg_error* error);
+  const char* (*error_message)(const tg_error* error); /* lives until error_destroy */
+  void (*error_destroy)(tg_error* error);
+
+  /* -- lifetime (REQUIRED) --
+   * initialize: reference counted; each successful call is balanced by one shutdown. Cheap and safe
+   * when the driver is missing: a missing driver is NOT an error here, it is device_count == 0.
+   * |host| may be NULL. Returns an error only when the plugin cannot work at all. */
+  tg_error* (*initialize)(const tg_host_services* host);
+  void (*shutdown)(void);
+
+  /* -- devices (REQUIRED) -- */
+  tg_error* (*device_count)(uint32_t* out_count);
+  /* Why there are zero devices ("libcuda.so.1: cannot open shared object file"), or NULL when
+   * there are devices. OPTIONAL; host fallback: no reason shown. Lives forever. */
+  const char* (*unavailable_reason)(void);
+  tg_error* (*device_open)(uint32_t ordinal, tg_device** out_device); /* NOT_FOUND past the count */
+  void (*device_close)(tg_device* device); /* frees what the device still owns */
+  tg_error* (*device_props)(tg_device* device, tg_device_props* inout_props);
+
+  /* -- memory (REQUIRED except copy_d2d) --
+   * buffer_alloc: |bytes| == 0 is INVALID_ARGUMENT; too large is RESOURCE_EXHAUSTED. |flags| is 0
+   * in 1.0. Contents are undefined. buffer_free is safe with pending work (the plugin defers).
+   * Copies with |done| == NULL are synchronous for host memory: on return |src| has been read or
+   * |dst| written. With |done| != NULL the host keeps that memory alive and unchanged until the
+   * event completes. Ranges outside the buffer are INVALID_ARGUMENT. */
+  tg_error* (*buffer_alloc)(tg_device* device, uint64_t bytes, uint32_t flags, tg_buffer** out_buffer);
+  void (*buffer_free)(tg_buffer* buffer);
+  tg_error* (*copy_h2d)(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
+                        uint64_t bytes, tg_event** done);
+  tg_error* (*copy_d2h)(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,
+                        uint64_t bytes, tg_event** done);
+  /* OPTIONAL; fallback: staged through host memory with copy_d2h + copy_h2d. Both buffers belong
+   * to this plugin (one or two of its devices); ranges may overlap only within one buffer. */
+  tg_error* (*copy_d2d)(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buffer* src,
+                        uint64_t src_offset, uint64_t bytes, tg_event** done);
+
+  /* -- programs --
+   * program_compile (REQUIRED): on a failed compile the error's message holds the full build log.
+   * program_load (OPTIONAL; fallback: compile from source every process): loads a binary produced
+   * by program_binary; FAILED_PRECONDITION means stale or foreign: the host recompiles.
+   * program_binary (OPTIONAL; fallback: nothing is cached on disk): the bytes stay valid until
+   * program_destroy. program_destroy (REQUIRED) is safe with pending launches. */
+  tg_error* (*program_compile)(const tg_compile_args* args, tg_program** out_program);
+  tg_error* (*program_load)(tg_device* device, const char* format, const void* binary,
+                            uint64_t binary_len, const char* entry, tg_program** out_program);
+  tg_error* (*program_binary)(tg_program* program, const char** out_format,
+                              const void** out_binary, uint64_t* out_len);
+  void (*program_destroy)(tg_program* program);
+
+  /* -- launch (REQUIRED): enqueues; errors of the running kernel surface at event_wait or
+   * stream_sync. Buffers passed must stay alive until the work completes. */
+  tg_error* (*launch)(const tg_launch_args* args);
+
+  /* -- streams (OPTIONAL; fallback: everything on the default stream) -- */
+  tg_error* (*stream_create)(tg_device* device, tg_stream** out_stream);
+  void (*stream_destroy)(tg_stream* stream);
+  tg_error* (*stream_wait_event)(tg_stream* stream, tg_event* event);
+  /* stream_sync (REQUIRED): waits for all work on |stream| (NULL = default stream of |device|) and
+   * returns the first asynchronous error of that work. */
+  tg_error* (*stream_sync)(tg_device* device, tg_stream* stream);
+
+  /* -- events (REQUIRED except event_timing_ns) -- */
+  tg_error* (*event_wait)(tg_event* event, uint64_t timeout_ns); /* UINT64_MAX = forever; returns
+                                                                     the work's async error */
+  tg_error* (*event_query)(tg_event* event, uint32_t* out_done);
+  void (*event_destroy)(tg_event* event);
+  /* OPTIONAL (device caps has TG_CAP_TIMING); fallback: host wall-clock around a synchronous
+   * launch. Device-clock nanoseconds of a TG_LAUNCH_PROFILE launch; only end - start is portable. */
+  tg_error* (*event_timing_ns)(tg_event* event, uint64_t* out_start, uint64_t* out_end);
+
+  /* -- extensions: NULL or a chain of tg_ext the plugin supports. -- */
+  const tg_ext* extensions;
+  /* ---- ABI 1.x additions go strictly below this line, each OPTIONAL ---- */
+} tg_plugin_api;
+
+/* The one exported symbol. Pure and cheap: no driver calls, no allocation that can fail. Returns
+ * the plugin's table, or NULL only when |host_abi_major| differs from the plugin's TG_ABI_MAJOR.
+ * The plugin may read |host_abi_minor| to avoid host services the host lacks. */
+typedef const tg_plugin_api* (*tg_plugin_get_api_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
+TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major, uint32_t host_abi_minor);
+#define TG_PLUGIN_ENTRY_SYMBOL "tg_plugin_get_api"
+
+/* ---------------------------------------------------------------------------------------------
+ * The "c" source dialect (CPU plugins).
+ *
+ * Source is C11 with <stdint.h>, <stddef.h> and <math.h> available. The entry point has the type
+ * tg_c_kernel_fn and is called once per workgroup, from any thread, with group_id set; the kernel
+ * itself loops over the group_size work items of its group, so the plugin owns threading. Buffer
+ * arguments arrive in `buffers` (base pointer with the launch offset applied) and scalar arguments
+ * in `scalars` (i32 widened to i64), each in parameter order. The kernel returns 0, or a nonzero
+ * code that the plugin reports as INTERNAL at the next wait. A kernel source may declare these
+ * structs itself: the layout below is part of the ABI.
+ * ------------------------------------------------------------------------------------------- */
+typedef struct tg_c_dispatch_state {
+  uint64_t struct_size;
+  uint32_t num_groups[3];
+  uint32_t group_size[3];
+  uint32_t num_buffers;
+  uint32_t num_scalars;
+  void* const* buffers;
+  const int64_t* scalars;
+} tg_c_dispatch_state;
+
+typedef struct tg_c_workgroup_state {
+  uint64_t struct_size;
+  uint32_t group_id[3];
+  uint32_t worker_id; /* 0 .. number of plugin threads - 1: an index for per-thread scratch */
+} tg_c_workgroup_state;
+
+typedef int32_t (*tg_c_kernel_fn)(const tg_c_dispatch_state* dispatch,
+                                  const tg_c_workgroup_state* workgroup);
+
+/* ---------------------------------------------------------------------------------------------
+ * Layout pins: these offsets are frozen for ABI 1.x (a change here is a major version).
+ * ------------------------------------------------------------------------------------------- */
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define TG_STATIC_ASSERT _Static_assert
+#elif defined(__cplusplus)
+#define TG_STATIC_ASSERT static_assert
+#endif
+#ifdef TG_STATIC_ASSERT
+TG_STATIC_ASSERT(sizeof(void*) == 8, "tg_plugin.h assumes a 64-bit target");
+TG_STATIC_ASSERT(offsetof(tg_plugin_api, struct_size) == 0, "struct_size first");
+TG_STATIC_ASSERT(offsetof(tg_plugin_api, error_code) == 32, "tg_plugin_api layout");
+TG_STATIC_ASSERT(offsetof(tg_plugin_api, extensions) == 256, "tg_plugin_api layout");
+TG_STATIC_ASSERT(sizeof(tg_plugin_api) == 264, "tg_plugin_api 1.0 size");
+TG_STATIC_ASSERT(sizeof(tg_device_props) == 128, "tg_device_props 1.0 size");
+TG_STATIC_ASSERT(sizeof(tg_arg) == 32, "tg_arg layout");
+TG_STATIC_ASSERT(sizeof(tg_launch_args) == 80, "tg_launch_args 1.0 size");
+TG_STATIC_ASSERT(sizeof(tg_compile_args) == 64, "tg_compile_args 1.0 size");
+TG_STATIC_ASSERT(sizeof(tg_c_dispatch_state) == 56, "tg_c_dispatch_state layout");
+TG_STATIC_ASSERT(sizeof(tg_c_workgroup_state) == 24, "tg_c_workgroup_state layout");
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TG_PLUGIN_H_ */
