@@ -1,0 +1,41 @@
+// Ops: the one enum of operations every UOp names, grouped as in tinygrad, with the group predicates.
+// Shared by every stage of DESIGN §2: the tensor graph, kernels, and linearized programs use one op set.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace tg {
+
+enum class Ops : uint8_t {
+  // storage / params
+  kBuffer, kDefineGlobal, kDefineVar, kDefineAcc, kSpecial,
+  // movement (tensor graph only)
+  kReshape, kPermute, kExpand, kPad, kShrink, kFlip,
+  // unary ALU
+  kCast, kBitcast, kExp2, kLog2, kSin, kSqrt, kReciprocal, kNeg, kTrunc,
+  // binary ALU
+  kAdd, kMul, kIdiv, kMod, kFdiv, kMax, kCmpLt, kCmpNe, kCmpEq, kXor, kOr, kAnd, kShl, kShr, kThreefry,
+  // ternary ALU
+  kWhere, kMulAcc,
+  // reduce, const
+  kReduce, kConst,
+  // control
+  kRange, kEnd, kIf, kEndIf, kBarrier,
+  // memory
+  kIndex, kLoad, kStore, kAssign,
+  // scheduler / structure
+  kContiguous, kDetach, kCopy, kSink, kKernel, kNoop,
+};
+inline constexpr int kNumOps = static_cast<int>(Ops::kNoop) + 1;
+
+std::string_view OpName(Ops);  // "ADD", "RESHAPE", ...
+bool IsUnary(Ops);
+bool IsBinary(Ops);
+bool IsTernary(Ops);
+bool IsAlu(Ops);  // unary | binary | ternary
+bool IsMovement(Ops);
+bool IsCommutative(Ops);  // ADD MUL MAX CMPNE CMPEQ XOR OR AND
+bool IsComparison(Ops);   // CMPLT CMPNE CMPEQ: result dtype bool
+
+}  // namespace tg
