@@ -1,0 +1,35 @@
+// cpu_buffer.h: the CPU plugin's buffers: 64-byte aligned host memory, so kernels and Highway get
+// full-width aligned vectors. Copies run on the calling thread and are complete on return.
+#ifndef TG_PLUGINS_CPU_CPU_BUFFER_H_
+#define TG_PLUGINS_CPU_CPU_BUFFER_H_
+
+#include <cstdint>
+
+#include "plugins/cpu/cpu_device.h"
+
+struct tg_buffer {
+  tg_device* device;
+  void* data;     // 64-byte aligned, owned
+  uint64_t size;  // bytes the host asked for
+};
+
+namespace tg_cpu {
+
+constexpr uint64_t kBufferAlign = 64;
+
+// INVALID_ARGUMENT for 0 bytes or nonzero flags; RESOURCE_EXHAUSTED when larger than the
+// machine's memory or when the allocation fails.
+tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buffer** out);
+void BufferFree(tg_buffer* buffer);  // nothing is ever pending on the CPU, so this frees now
+
+// Copies; ranges outside the buffer are INVALID_ARGUMENT. |stream| must be NULL. |done| may be NULL.
+tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
+                  uint64_t bytes, tg_event** done);
+tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,
+                  uint64_t bytes, tg_event** done);
+tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buffer* src,
+                  uint64_t src_offset, uint64_t bytes, tg_event** done);
+
+}  // namespace tg_cpu
+
+#endif  // TG_PLUGINS_CPU_CPU_BUFFER_H_

@@ -1,0 +1,115 @@
+// cpu_device.cc: what the host machine looks like as a tinygrad device.
+#include "plugins/cpu/cpu_device.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+#include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/simd.h"
+#include "plugins/cpu/sized_struct.h"
+
+namespace tg_cpu {
+namespace {
+
+// Value of the first "key : value" line of /proc/cpuinfo, or "" (non-Linux, sandboxed /proc).
+std::string CpuInfoField(const std::string& key) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) != 0) continue;
+    size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    size_t start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
+  }
+  return "";
+}
+
+std::string VendorName(const std::string& vendor_id) {
+  if (vendor_id == "AuthenticAMD") return "AMD";
+  if (vendor_id == "GenuineIntel") return "Intel";
+  return vendor_id.empty() ? "unknown" : vendor_id;
+}
+
+std::string Fingerprint(const std::string& arch) {
+  const CCompiler& cc = FindCCompiler();
+  std::string fp = arch + "|" + (cc.command.empty() ? "no C compiler" : cc.version) + "|";
+  for (const std::string& f : BaseCompileFlags()) fp += f + " ";
+  fp += "-lm";
+  return fp;
+}
+
+}  // namespace
+
+tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
+  if (out_device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "device_open: out_device is NULL");
+  if (ordinal >= kDeviceCount) {
+    return MakeError(TG_CODE_NOT_FOUND, "device_open: no device " + std::to_string(ordinal) +
+                                            " (the CPU plugin has 1 device)");
+  }
+  auto* d = new tg_device;
+  d->ordinal = ordinal;
+  const SimdTarget& simd = BestSimdTarget();
+  d->name = CpuInfoField("model name");
+  if (d->name.empty()) d->name = "host CPU";
+  d->vendor = VendorName(CpuInfoField("vendor_id"));
+  d->arch = "x86_64-" + simd.name;
+  d->fingerprint = Fingerprint(d->arch);
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  d->global_mem_bytes = pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) : 0;
+  d->compute_units = std::max(1u, std::thread::hardware_concurrency());
+  d->vector_width = simd.float_lanes;
+  *out_device = d;
+  return nullptr;
+}
+
+void CloseDevice(tg_device* device) { delete device; }
+
+tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
+  if (device == nullptr || inout == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_props: NULL device or props");
+  }
+  tg_device_props p{};
+  p.struct_size = sizeof p;
+  p.name = device->name.c_str();
+  p.vendor = device->vendor.c_str();
+  p.arch = device->arch.c_str();
+  p.compile_fingerprint = device->fingerprint.c_str();
+  p.global_mem_bytes = device->global_mem_bytes;
+  p.max_alloc_bytes = device->global_mem_bytes;
+  p.local_mem_bytes = 0;  // the "c" dialect has no workgroup-local memory
+  p.min_offset_align = 1;
+  p.max_group_size[0] = p.max_group_size[1] = p.max_group_size[2] = 1024;
+  p.max_group_threads = 1024;
+  p.preferred_vector_width = device->vector_width;
+  p.compute_units = device->compute_units;
+  // fp16/bf16 stay off until we probe what the run-time C compiler accepts (_Float16, __bf16).
+  p.caps = TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY;
+  p.num_source_dialects = 1;
+  p.source_dialects = device->dialects;
+  p.num_binary_formats = 1;
+  p.binary_formats = device->formats;
+  WriteSized(p, inout);
+  return nullptr;
+}
+
+void RecordAsyncError(tg_device* device, tg_code code, const std::string& message) {
+  std::lock_guard<std::mutex> lock(device->mu);
+  if (device->pending_code != TG_CODE_OK) return;
+  device->pending_code = code;
+  device->pending_message = message;
+}
+
+tg_error* TakeAsyncError(tg_device* device) {
+  std::lock_guard<std::mutex> lock(device->mu);
+  if (device->pending_code == TG_CODE_OK) return nullptr;
+  tg_error* e = MakeError(device->pending_code, device->pending_message);
+  device->pending_code = TG_CODE_OK;
+  device->pending_message.clear();
+  return e;
+}
+
+}  // namespace tg_cpu

@@ -1,0 +1,47 @@
+// cpu_device.h: the CPU plugin's device object: the host's cores and memory as one device.
+// Opened by device_open, closed by device_close; also carries the default stream's async error.
+#ifndef TG_PLUGINS_CPU_CPU_DEVICE_H_
+#define TG_PLUGINS_CPU_CPU_DEVICE_H_
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "plugins/cpu/cpu_error.h"
+
+struct tg_device {
+  uint32_t ordinal = 0;
+  // Strings handed out through device_props; they live as long as the device (ABI rule).
+  std::string name, vendor, arch, fingerprint;
+  const char* dialects[1] = {"c"};
+  const char* formats[1] = {"elf-so"};
+  uint64_t global_mem_bytes = 0;
+  uint32_t compute_units = 1;
+  uint32_t vector_width = 1;
+
+  // The first kernel failure on the default stream since the last stream_sync.
+  std::mutex mu;
+  tg_code pending_code = TG_CODE_OK;
+  std::string pending_message;
+};
+
+namespace tg_cpu {
+
+constexpr uint32_t kDeviceCount = 1;
+
+// Opens ordinal 0 (NOT_FOUND otherwise). Reads /proc/cpuinfo and sysconf, and asks the C compiler
+// for its version (the fingerprint), so the first open costs one compiler spawn.
+tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device);
+void CloseDevice(tg_device* device);
+// Fills |inout| up to its struct_size. Strings live until CloseDevice.
+tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout);
+
+// Remembers the first asynchronous error of the default stream (later ones are dropped, as the
+// first failure usually explains the rest).
+void RecordAsyncError(tg_device* device, tg_code code, const std::string& message);
+// Returns and clears that error (NULL when there is none); the caller owns the result.
+tg_error* TakeAsyncError(tg_device* device);
+
+}  // namespace tg_cpu
+
+#endif  // TG_PLUGINS_CPU_CPU_DEVICE_H_

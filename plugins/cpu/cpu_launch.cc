@@ -1,0 +1,119 @@
+// cpu_launch.cc: argument marshalling into the "c" calling convention and the workgroup loop.
+#include "plugins/cpu/cpu_launch.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "plugins/cpu/cpu_buffer.h"
+#include "plugins/cpu/cpu_event.h"
+#include "plugins/cpu/cpu_program.h"
+#include "plugins/cpu/sized_struct.h"
+#include "plugins/cpu/thread_pool.h"
+
+namespace tg_cpu {
+namespace {
+
+tg_error* Invalid(const std::string& what) {
+  return MakeError(TG_CODE_INVALID_ARGUMENT, "launch: " + what);
+}
+
+// Splits tg_args into the convention's two arrays (buffers and scalars, each in parameter order).
+tg_error* MarshalArgs(const tg_launch_args& a, std::vector<void*>* buffers,
+                      std::vector<int64_t>* scalars) {
+  if (a.num_args > 0 && a.args == nullptr) return Invalid("num_args > 0 but args is NULL");
+  for (uint32_t i = 0; i < a.num_args; ++i) {
+    const tg_arg& arg = a.args[i];
+    std::string which = "arg " + std::to_string(i);
+    switch (arg.kind) {
+      case TG_ARG_BUFFER:
+        if (arg.buffer == nullptr) return Invalid(which + ": NULL buffer");
+        if (arg.offset > arg.buffer->size) return Invalid(which + ": offset past the buffer's end");
+        buffers->push_back(static_cast<char*>(arg.buffer->data) + arg.offset);
+        break;
+      case TG_ARG_I32:
+        scalars->push_back(static_cast<int32_t>(arg.value));
+        break;
+      case TG_ARG_I64:
+        scalars->push_back(arg.value);
+        break;
+      default:
+        return Invalid(which + ": unknown kind " + std::to_string(arg.kind));
+    }
+  }
+  return nullptr;
+}
+
+// Runs every workgroup (x fastest) across the pool; returns the first nonzero kernel result.
+int32_t RunGroups(tg_c_kernel_fn fn, const tg_c_dispatch_state& dispatch) {
+  const uint64_t gx = dispatch.num_groups[0], gy = dispatch.num_groups[1];
+  const uint64_t total = gx * gy * dispatch.num_groups[2];
+  std::atomic<int32_t> failure{0};
+  ThreadPool::Global().ParallelFor(total, [&](uint64_t begin, uint64_t end, uint32_t worker) {
+    tg_c_workgroup_state wg{};
+    wg.struct_size = sizeof wg;
+    wg.worker_id = worker;
+    for (uint64_t i = begin; i < end; ++i) {
+      wg.group_id[0] = static_cast<uint32_t>(i % gx);
+      wg.group_id[1] = static_cast<uint32_t>((i / gx) % gy);
+      wg.group_id[2] = static_cast<uint32_t>(i / (gx * gy));
+      if (int32_t rc = fn(&dispatch, &wg); rc != 0) {
+        int32_t expected = 0;
+        failure.compare_exchange_strong(expected, rc);
+        return;  // this chunk stops; other chunks finish their current group and check below
+      }
+      if (failure.load(std::memory_order_relaxed) != 0) return;
+    }
+  });
+  return failure.load();
+}
+
+}  // namespace
+
+tg_error* Launch(const tg_launch_args* raw) {
+  if (raw == nullptr) return Invalid("NULL args");
+  tg_launch_args a = ReadSized(raw);
+  if (a.program == nullptr) return Invalid("NULL program");
+  if (a.stream != nullptr) return Invalid("the CPU plugin has only the default (NULL) stream");
+  for (int d = 0; d < 3; ++d) {
+    if (a.num_groups[d] == 0 || a.group_size[d] == 0) {
+      return Invalid("num_groups and group_size must be >= 1 in every dimension");
+    }
+  }
+  std::vector<void*> buffers;
+  std::vector<int64_t> scalars;
+  if (tg_error* e = MarshalArgs(a, &buffers, &scalars)) return e;
+
+  tg_c_dispatch_state dispatch{};
+  dispatch.struct_size = sizeof dispatch;
+  for (int d = 0; d < 3; ++d) {
+    dispatch.num_groups[d] = a.num_groups[d];
+    dispatch.group_size[d] = a.group_size[d];
+  }
+  dispatch.num_buffers = static_cast<uint32_t>(buffers.size());
+  dispatch.num_scalars = static_cast<uint32_t>(scalars.size());
+  dispatch.buffers = buffers.data();
+  dispatch.scalars = scalars.data();
+
+  uint64_t start = MonotonicNs();
+  int32_t rc = RunGroups(a.program->fn, dispatch);
+  uint64_t end = MonotonicNs();
+  tg_code code = rc == 0 ? TG_CODE_OK : TG_CODE_INTERNAL;
+  std::string message;
+  if (rc != 0) {
+    message = "kernel '" + a.program->entry + "' returned " + std::to_string(rc);
+    RecordAsyncError(a.program->device, code, message);
+  }
+  EmitEvent(a.out_done, start, end, (a.flags & TG_LAUNCH_PROFILE) != 0, code, message);
+  return nullptr;
+}
+
+tg_error* StreamSync(tg_device* device, tg_stream* stream) {
+  if (device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "stream_sync: NULL device");
+  if (stream != nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "stream_sync: the CPU plugin has only the default stream");
+  }
+  return TakeAsyncError(device);
+}
+
+}  // namespace tg_cpu

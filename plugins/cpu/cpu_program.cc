@@ -1,0 +1,120 @@
+// cpu_program.cc: compile/load/serialize c-dialect kernels as cached shared objects.
+#include "plugins/cpu/cpu_program.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <string.h>
+
+#include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/disk_cache.h"
+#include "plugins/cpu/sized_struct.h"
+
+namespace tg_cpu {
+namespace {
+
+constexpr char kFormat[] = "elf-so";
+
+// dlopen + dlsym. |stale_code| is the code for a library that will not load (INTERNAL after our
+// own compile, FAILED_PRECONDITION for a binary the host handed us).
+tg_error* OpenLibrary(tg_device* device, const std::string& path, const std::string& entry,
+                      tg_code stale_code, tg_program** out) {
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = dlerror();
+    return MakeError(stale_code, "cannot dlopen " + path + ": " + (why ? why : "unknown error"));
+  }
+  void* sym = dlsym(lib, entry.c_str());
+  if (sym == nullptr) {
+    dlclose(lib);
+    return MakeError(TG_CODE_NOT_FOUND, "entry point '" + entry + "' not found in " + path);
+  }
+  auto* p = new tg_program;
+  p->device = device;
+  p->library = lib;
+  p->fn = reinterpret_cast<tg_c_kernel_fn>(sym);
+  p->entry = entry;
+  p->so_path = path;
+  *out = p;
+  return nullptr;
+}
+
+// Whether |bin| looks like something this process could dlopen: a 64-bit little-endian x86-64
+// ELF shared object. Anything else is "foreign" and the host recompiles.
+bool IsLoadableElf(const void* bin, uint64_t len) {
+  if (bin == nullptr || len < sizeof(Elf64_Ehdr)) return false;
+  Elf64_Ehdr h;
+  memcpy(&h, bin, sizeof h);
+  return memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 && h.e_ident[EI_CLASS] == ELFCLASS64 &&
+         h.e_ident[EI_DATA] == ELFDATA2LSB && h.e_type == ET_DYN && h.e_machine == EM_X86_64;
+}
+
+}  // namespace
+
+tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
+  if (raw == nullptr || out == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: NULL args or out_program");
+  }
+  tg_compile_args a = ReadSized(raw);
+  if (a.device == nullptr || a.source == nullptr || a.entry == nullptr || a.entry[0] == '\0') {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: device, source and entry are required");
+  }
+  if (a.dialect == nullptr || strcmp(a.dialect, "c") != 0) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, std::string("program_compile: dialect '") +
+                                                   (a.dialect ? a.dialect : "(null)") +
+                                                   "' is not supported; the CPU plugin accepts \"c\"");
+  }
+  std::string so_path;
+  std::string_view source(a.source, a.source_len);
+  if (tg_error* e = CompileToSharedObject(source, a.options ? a.options : "", &so_path)) return e;
+  return OpenLibrary(a.device, so_path, a.entry, TG_CODE_INTERNAL, out);
+}
+
+tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
+                      const char* entry, tg_program** out) {
+  if (device == nullptr || out == nullptr || entry == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "program_load: NULL device, entry or out_program");
+  }
+  if (format == nullptr || strcmp(format, kFormat) != 0) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, std::string("program_load: format '") +
+                                                      (format ? format : "(null)") +
+                                                      "' is not \"elf-so\"");
+  }
+  if (!IsLoadableElf(binary, len)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION,
+                     "program_load: the binary is not an x86-64 ELF shared object");
+  }
+  std::string why;
+  std::string dir = CacheDir(&why);
+  if (dir.empty()) return MakeError(TG_CODE_UNAVAILABLE, why);
+  std::string_view bytes(static_cast<const char*>(binary), len);
+  std::string path = dir + "/" + HashHex({"elf-so", bytes}) + ".so";
+  if (!FileExists(path) && !WriteFileAtomic(path, bytes, &why)) {
+    return MakeError(TG_CODE_INTERNAL, "program_load: " + why);
+  }
+  return OpenLibrary(device, path, entry, TG_CODE_FAILED_PRECONDITION, out);
+}
+
+tg_error* ProgramBinary(tg_program* program, const char** out_format, const void** out_binary,
+                        uint64_t* out_len) {
+  if (program == nullptr || out_format == nullptr || out_binary == nullptr || out_len == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
+  }
+  std::call_once(program->binary_once, [program] {
+    if (!ReadFile(program->so_path, &program->binary, &program->binary_error)) program->binary.clear();
+  });
+  if (program->binary.empty()) {
+    return MakeError(TG_CODE_INTERNAL, "program_binary: " + program->binary_error);
+  }
+  *out_format = kFormat;
+  *out_binary = program->binary.data();
+  *out_len = program->binary.size();
+  return nullptr;
+}
+
+void ProgramDestroy(tg_program* program) {
+  if (program == nullptr) return;
+  dlclose(program->library);
+  delete program;
+}
+
+}  // namespace tg_cpu

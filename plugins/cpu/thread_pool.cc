@@ -1,0 +1,72 @@
+// thread_pool.cc: generation-counted fork/join over a fixed set of threads.
+#include "plugins/cpu/thread_pool.h"
+
+#include <algorithm>
+
+namespace tg_cpu {
+
+ThreadPool::ThreadPool(uint32_t num_workers) : num_workers_(std::max<uint32_t>(1, num_workers)) {
+  for (uint32_t i = 1; i < num_workers_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  work_cv_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+ThreadPool& ThreadPool::Global() {
+  static ThreadPool* pool = new ThreadPool(std::max(1u, std::thread::hardware_concurrency()));
+  return *pool;
+}
+
+void ThreadPool::RunChunk(const Body& body, uint64_t total, uint32_t chunks, uint32_t index) {
+  uint64_t begin = total * index / chunks, end = total * (index + 1) / chunks;
+  if (begin < end) body(begin, end, index);
+}
+
+void ThreadPool::ParallelFor(uint64_t total, const Body& body) {
+  if (total == 0) return;
+  std::lock_guard<std::mutex> launch_lock(launch_mu_);
+  uint32_t chunks = static_cast<uint32_t>(std::min<uint64_t>(num_workers_, total));
+  if (chunks == 1) {  // one group (or one core): no handoff cost
+    body(0, total, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    body_ = &body;
+    total_ = total;
+    chunks_ = chunks;
+    pending_ = chunks - 1;
+    ++generation_;
+  }
+  work_cv_.notify_all();
+  RunChunk(body, total, chunks, 0);
+  std::unique_lock<std::mutex> lock(mu_);
+  done_cv_.wait(lock, [this] { return pending_ == 0; });
+  body_ = nullptr;
+}
+
+void ThreadPool::WorkerLoop(uint32_t worker_id) {
+  uint64_t seen = 0;
+  for (;;) {
+    std::unique_lock<std::mutex> lock(mu_);
+    work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+    if (stop_) return;
+    seen = generation_;
+    if (worker_id >= chunks_) continue;  // fewer chunks than workers this time
+    const Body* body = body_;
+    uint64_t total = total_;
+    uint32_t chunks = chunks_;
+    lock.unlock();
+    RunChunk(*body, total, chunks, worker_id);
+    lock.lock();
+    if (--pending_ == 0) done_cv_.notify_one();
+  }
+}
+
+}  // namespace tg_cpu

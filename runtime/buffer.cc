@@ -1,0 +1,61 @@
+// buffer.cc: lazy allocation and host copies through the owning Device.
+#include "runtime/buffer.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/device.h"
+
+namespace tg::runtime {
+namespace {
+
+absl::Status CheckSize(const Device& device, uint64_t want, uint64_t have, const char* what) {
+  if (want <= have) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(device.name(), ": ", what, " of ", want,
+                                                 " bytes does not fit a ", have, "-byte buffer"));
+}
+
+}  // namespace
+
+std::shared_ptr<Buffer> Buffer::Create(Device& device, uint64_t nbytes) {
+  return std::shared_ptr<Buffer>(new Buffer(device, nbytes));
+}
+
+Buffer::~Buffer() {
+  if (handle_ != nullptr) device_.allocator().Release(handle_, nbytes_);
+}
+
+bool Buffer::allocated() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return handle_ != nullptr;
+}
+
+tg_buffer* Buffer::handle() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return handle_;
+}
+
+absl::Status Buffer::EnsureAllocated() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (handle_ != nullptr) return absl::OkStatus();
+  if (nbytes_ == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(device_.name(), ": cannot allocate a 0-byte buffer"));
+  }
+  absl::StatusOr<tg_buffer*> b = device_.allocator().Allocate(nbytes_);
+  if (!b.ok()) return b.status();
+  handle_ = *b;
+  return absl::OkStatus();
+}
+
+absl::Status Buffer::CopyIn(const void* src, uint64_t nbytes) {
+  if (absl::Status s = CheckSize(device_, nbytes, nbytes_, "CopyIn"); !s.ok()) return s;
+  if (absl::Status s = EnsureAllocated(); !s.ok()) return s;
+  return device_.WriteBuffer(*this, 0, src, nbytes);
+}
+
+absl::Status Buffer::CopyOut(void* dst, uint64_t nbytes) {
+  if (absl::Status s = CheckSize(device_, nbytes, nbytes_, "CopyOut"); !s.ok()) return s;
+  if (absl::Status s = EnsureAllocated(); !s.ok()) return s;
+  if (absl::Status s = device_.Synchronize(); !s.ok()) return s;
+  return device_.ReadBuffer(*this, 0, dst, nbytes);
+}
+
+}  // namespace tg::runtime

@@ -1,0 +1,106 @@
+// buffer_allocator.cc: exact-size LRU reuse of device allocations.
+#include "runtime/buffer_allocator.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/plugin.h"
+
+namespace tg::runtime {
+
+BufferAllocator::BufferAllocator(const Plugin& plugin, tg_device* device, uint64_t max_cached_bytes,
+                                 uint64_t max_cached_count)
+    : plugin_(plugin), device_(device), max_bytes_(max_cached_bytes), max_count_(max_cached_count) {}
+
+BufferAllocator::~BufferAllocator() { Flush(); }
+
+absl::StatusOr<tg_buffer*> BufferAllocator::Allocate(uint64_t nbytes) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = by_size_.find(nbytes); it != by_size_.end() && !it->second.empty()) {
+      tg_buffer* b = it->second.back()->buffer;
+      EraseLocked(it->second.back());
+      ++stats_.hits;
+      return b;
+    }
+    ++stats_.misses;
+  }
+  std::string what = absl::StrCat("buffer_alloc(", nbytes, " bytes)");
+  tg_buffer* out = nullptr;
+  absl::Status s = plugin_.Check(plugin_.api().buffer_alloc(device_, nbytes, 0, &out), what);
+  if (s.code() == absl::StatusCode::kResourceExhausted) {
+    Flush();  // idle cached memory may be exactly what the device is missing
+    s = plugin_.Check(plugin_.api().buffer_alloc(device_, nbytes, 0, &out), what);
+  }
+  if (!s.ok()) return s;
+  return out;
+}
+
+void BufferAllocator::Release(tg_buffer* buffer, uint64_t nbytes) {
+  if (buffer == nullptr) return;
+  std::vector<tg_buffer*> evicted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lru_.push_front({nbytes, buffer});
+    by_size_[nbytes].push_back(lru_.begin());
+    stats_.cached_bytes += nbytes;
+    ++stats_.cached_count;
+    EvictLocked();
+    evicted.swap(to_free_);
+  }
+  FreeAll(std::move(evicted));
+}
+
+void BufferAllocator::Flush() {
+  std::vector<tg_buffer*> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const Entry& e : lru_) all.push_back(e.buffer);
+    lru_.clear();
+    by_size_.clear();
+    stats_.cached_bytes = stats_.cached_count = 0;
+  }
+  FreeAll(std::move(all));
+}
+
+void BufferAllocator::SetLimits(uint64_t max_cached_bytes, uint64_t max_cached_count) {
+  std::vector<tg_buffer*> evicted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    max_bytes_ = max_cached_bytes;
+    max_count_ = max_cached_count;
+    EvictLocked();
+    evicted.swap(to_free_);
+  }
+  FreeAll(std::move(evicted));
+}
+
+BufferAllocator::Stats BufferAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void BufferAllocator::EvictLocked() {
+  while (!lru_.empty() && (stats_.cached_bytes > max_bytes_ || stats_.cached_count > max_count_)) {
+    auto oldest = std::prev(lru_.end());
+    to_free_.push_back(oldest->buffer);
+    EraseLocked(oldest);
+    ++stats_.evictions;
+  }
+}
+
+void BufferAllocator::EraseLocked(Lru::iterator it) {
+  auto bucket = by_size_.find(it->nbytes);
+  std::vector<Lru::iterator>& v = bucket->second;
+  v.erase(std::find(v.begin(), v.end(), it));
+  if (v.empty()) by_size_.erase(bucket);
+  stats_.cached_bytes -= it->nbytes;
+  --stats_.cached_count;
+  lru_.erase(it);
+}
+
+void BufferAllocator::FreeAll(std::vector<tg_buffer*> buffers) {
+  for (tg_buffer* b : buffers) plugin_.api().buffer_free(b);
+}
+
+}  // namespace tg::runtime

@@ -1,0 +1,181 @@
+// device.cc: compile, launch, copy and sync on one device through its plugin.
+#include "runtime/device.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/buffer.h"
+
+namespace tg::runtime {
+namespace {
+
+// Idle memory the allocator may keep: an eighth of the device, at most 1 GiB.
+uint64_t DefaultCacheBytes(const DeviceInfo& info) {
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  return info.global_mem_bytes == 0 ? kGiB / 4 : std::min(kGiB, info.global_mem_bytes / 8);
+}
+
+uint64_t NowNs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> Device::Open(const Plugin& plugin, uint32_t ordinal) {
+  const tg_plugin_api& api = plugin.api();
+  std::string name = CanonicalDeviceName(plugin.name(), ordinal);
+  tg_device* handle = nullptr;
+  if (absl::Status s = plugin.Check(api.device_open(ordinal, &handle), absl::StrCat("device_open(", ordinal, ")"));
+      !s.ok()) {
+    return s;
+  }
+  tg_device_props props{};
+  props.struct_size = sizeof props;
+  if (absl::Status s = plugin.Check(api.device_props(handle, &props), absl::StrCat("device_props(", name, ")"));
+      !s.ok()) {
+    api.device_close(handle);
+    return s;
+  }
+  DeviceInfo info = DeviceInfo::FromProps(props, plugin.name(), ordinal);
+  return std::unique_ptr<Device>(new Device(plugin, handle, std::move(info)));
+}
+
+Device::Device(const Plugin& plugin, tg_device* handle, DeviceInfo info)
+    : plugin_(plugin),
+      handle_(handle),
+      info_(std::move(info)),
+      allocator_(plugin, handle, DefaultCacheBytes(info_)) {}
+
+Device::~Device() {
+  // Members die after this body, but the device handle must outlive their plugin objects.
+  programs_.Clear();
+  allocator_.Flush();
+  plugin_.api().device_close(handle_);
+}
+
+absl::StatusOr<std::shared_ptr<Program>> Device::GetProgram(const KernelSource& src) {
+  if (!info_.SupportsDialect(src.dialect)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name(), " does not accept dialect '", src.dialect, "'; it accepts: ",
+        info_.source_dialects.empty() ? "(none)" : absl::StrJoin(info_.source_dialects, ", ")));
+  }
+  std::string key = ProgramCache::Key(info_.plugin, info_.fingerprint, src);
+  return programs_.GetOrCompile(key, [&] { return Compile(src); });
+}
+
+absl::StatusOr<std::shared_ptr<Program>> Device::Compile(const KernelSource& src) {
+  tg_compile_args args{};
+  args.struct_size = sizeof args;
+  args.device = handle_;
+  args.dialect = src.dialect.c_str();
+  args.source = src.source.data();
+  args.source_len = src.source.size();
+  args.entry = src.entry.c_str();
+  tg_program* handle = nullptr;
+  absl::Status s = plugin_.Check(plugin_.api().program_compile(&args, &handle),
+                                 absl::StrCat("compiling kernel '", src.entry, "' for ", name()));
+  if (!s.ok()) return s;
+  return std::make_shared<Program>(*this, plugin_, handle, src.entry);
+}
+
+absl::Status Device::MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const KernelArg& a = args[i];
+    tg_arg t{};
+    t.kind = a.kind;
+    t.value = a.value;
+    if (a.kind == TG_ARG_BUFFER) {
+      std::string which = absl::StrCat(name(), ": launch arg ", i);
+      if (a.buffer == nullptr) return absl::InvalidArgumentError(which + ": null buffer");
+      if (&a.buffer->device() != this) {
+        return absl::InvalidArgumentError(absl::StrCat(which, ": buffer lives on ", a.buffer->device().name()));
+      }
+      if (a.offset > a.buffer->nbytes() || a.offset % info_.min_offset_align != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(which, ": offset ", a.offset, " is past the ",
+                                                       a.buffer->nbytes(), "-byte buffer or not a multiple of ",
+                                                       info_.min_offset_align));
+      }
+      if (absl::Status s = a.buffer->EnsureAllocated(); !s.ok()) return s;
+      t.buffer = a.buffer->handle();
+      t.offset = a.offset;
+    } else if (a.kind != TG_ARG_I32 && a.kind != TG_ARG_I64) {
+      return absl::InvalidArgumentError(absl::StrCat(name(), ": launch arg ", i, ": unknown kind ", a.kind));
+    }
+    out->push_back(t);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
+                            absl::Span<const KernelArg> args, uint64_t* elapsed_ns) {
+  if (&program.device() != this) {
+    return absl::InvalidArgumentError(absl::StrCat("program '", program.entry(), "' was compiled for ",
+                                                   program.device().name(), ", not ", name()));
+  }
+  std::vector<tg_arg> targs;
+  if (absl::Status s = MarshalArgs(args, &targs); !s.ok()) return s;
+  tg_launch_args la{};
+  la.struct_size = sizeof la;
+  la.program = program.handle();
+  for (int d = 0; d < 3; ++d) {
+    la.num_groups[d] = dims.num_groups[d];
+    la.group_size[d] = dims.group_size[d];
+  }
+  la.args = targs.data();
+  la.num_args = static_cast<uint32_t>(targs.size());
+  if (elapsed_ns != nullptr) return LaunchTimed(la, elapsed_ns);
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  return plugin_.Check(plugin_.api().launch(&la), absl::StrCat("launching '", program.entry(), "' on ", name()));
+}
+
+absl::Status Device::LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns) {
+  const tg_plugin_api& api = plugin_.api();
+  const bool device_clock = (info_.caps & TG_CAP_TIMING) != 0 && api.event_timing_ns != nullptr;
+  tg_event* raw_event = nullptr;
+  la.flags = TG_LAUNCH_PROFILE;
+  la.out_done = &raw_event;
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  // Earlier work must not be billed to this kernel by the host clock.
+  if (absl::Status s = plugin_.Check(api.stream_sync(handle_, nullptr), "stream_sync"); !s.ok()) return s;
+  uint64_t host_start = NowNs();
+  if (absl::Status s = plugin_.Check(api.launch(&la), "launch"); !s.ok()) return s;
+  std::unique_ptr<tg_event, void (*)(tg_event*)> event(raw_event, api.event_destroy);
+  absl::Status waited = event ? plugin_.Check(api.event_wait(event.get(), UINT64_MAX), "kernel failed")
+                              : absl::OkStatus();
+  uint64_t host_end = NowNs();
+  // Drain the stream too, so this kernel's failure is reported here and not again at the next sync.
+  absl::Status synced = plugin_.Check(api.stream_sync(handle_, nullptr), "kernel failed");
+  if (!waited.ok()) return waited;
+  if (!synced.ok()) return synced;
+  uint64_t start = 0, end = 0;
+  if (device_clock && event &&
+      plugin_.Check(api.event_timing_ns(event.get(), &start, &end), "event_timing_ns").ok() && end >= start) {
+    *elapsed_ns = end - start;
+  } else {
+    *elapsed_ns = host_end - host_start;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Device::Synchronize() {
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  return plugin_.Check(plugin_.api().stream_sync(handle_, nullptr), absl::StrCat("synchronizing ", name()));
+}
+
+absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes) {
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  return plugin_.Check(plugin_.api().copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
+                       absl::StrCat("copy to ", name()));
+}
+
+absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes) {
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  return plugin_.Check(plugin_.api().copy_d2h(nullptr, dst, buffer.handle(), offset, nbytes, nullptr),
+                       absl::StrCat("copy from ", name()));
+}
+
+}  // namespace tg::runtime

@@ -1,0 +1,78 @@
+// device.h: one opened device of one plugin: compiles (with an in-memory program cache), launches,
+// copies and synchronizes. The end of DESIGN §2's walk: everything that runs goes through here.
+#ifndef TG_RUNTIME_DEVICE_H_
+#define TG_RUNTIME_DEVICE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "runtime/buffer_allocator.h"
+#include "runtime/device_info.h"
+#include "runtime/launch_args.h"
+#include "runtime/plugin.h"
+#include "runtime/program.h"
+#include "runtime/program_cache.h"
+
+namespace tg::runtime {
+
+class Buffer;
+
+class Device {              // one opened device of one plugin; owned by the registry, lives until exit
+ public:
+  // device_open + device_props. Errors name the plugin, its path and the ordinal. |plugin| must
+  // outlive the device.
+  static absl::StatusOr<std::unique_ptr<Device>> Open(const Plugin& plugin, uint32_t ordinal);
+  // Frees cached buffers and programs, then device_close. Every Buffer and Program of this device
+  // must be gone by now (registry devices are never destroyed, so this matters only in tests).
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }   // info().name
+  const Plugin& plugin() const { return plugin_; }
+  tg_device* handle() const { return handle_; }
+  BufferAllocator& allocator() { return allocator_; }
+  ProgramCache& program_cache() { return programs_; }
+
+  // Compiled program for |src|: from the in-memory program cache (key: ABI major, plugin, fingerprint,
+  // dialect, entry, source), else program_compile. A failed compile returns the plugin's message
+  // (build log). INVALID_ARGUMENT, listing the device's dialects, for a dialect it does not accept.
+  absl::StatusOr<std::shared_ptr<Program>> GetProgram(const KernelSource& src);
+
+  // Enqueues a launch. With |elapsed_ns| != nullptr: launches with TG_LAUNCH_PROFILE, waits, and stores the
+  // kernel's time (event_timing_ns when the device has TG_CAP_TIMING, else host clock around a synchronous run).
+  // Buffers are allocated here if they were not yet. INVALID_ARGUMENT for a program or buffer of
+  // another device or a misaligned / out-of-range offset. Without |elapsed_ns|, errors of the running
+  // kernel surface at the next Synchronize (or CopyOut).
+  absl::Status Launch(const Program& program, const LaunchDims& dims, absl::Span<const KernelArg> args,
+                      uint64_t* elapsed_ns = nullptr);
+  absl::Status Synchronize();                // stream_sync on the default stream
+
+  // Synchronous host <-> device copies on the default stream (used by Buffer). |buffer| must be
+  // allocated and of this device; ranges are the caller's to check.
+  absl::Status WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes);
+  absl::Status ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes);
+
+ private:
+  Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);
+  absl::StatusOr<std::shared_ptr<Program>> Compile(const KernelSource& src);
+  absl::Status MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out);
+  absl::Status LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns);
+
+  const Plugin& plugin_;
+  tg_device* handle_;
+  DeviceInfo info_;
+  std::mutex stream_mu_;     // the ABI makes the host serialize enqueues on one stream
+  BufferAllocator allocator_;
+  ProgramCache programs_;
+};
+
+}  // namespace tg::runtime
+
+#endif  // TG_RUNTIME_DEVICE_H_

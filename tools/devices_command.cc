@@ -1,0 +1,53 @@
+// devices_command.cc: formatting of the plugin/device table.
+#include "tools/devices_command.h"
+
+#include <cstdio>
+#include <string>
+
+#include "runtime/device_registry.h"
+
+namespace tg::tools {
+namespace {
+
+std::string Memory(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / double(uint64_t{1} << 30));
+  return buf;
+}
+
+void PrintDevice(const runtime::DeviceInfo& d, std::ostream& out) {
+  out << "    " << d.name << ": " << (d.description.empty() ? "(no description)" : d.description) << "\n"
+      << "      arch " << d.arch << ", vector width " << d.preferred_vector_width << ", "
+      << d.compute_units << " compute units, " << Memory(d.global_mem_bytes) << " memory, dialects:";
+  for (const std::string& s : d.source_dialects) out << " " << s;
+  out << "\n";
+}
+
+}  // namespace
+
+void PrintDevices(const std::vector<runtime::PluginReport>& reports, std::ostream& out) {
+  if (reports.empty()) {
+    out << "no plugins found (looked in the runfiles, next to the binary and in TG_PLUGIN_PATH)\n";
+    return;
+  }
+  for (const runtime::PluginReport& r : reports) {
+    out << (r.name.empty() ? "(unknown)" : r.name);
+    if (!r.version.empty()) out << " " << r.version;
+    if (r.abi_major != 0) out << "  ABI " << r.abi_major << "." << r.abi_minor;
+    out << "  [" << r.status << "]\n  path: " << r.path << "\n";
+    if (!r.reason.empty()) out << "  reason: " << r.reason << "\n";
+    for (const runtime::DeviceInfo& d : r.devices) PrintDevice(d, out);
+  }
+}
+
+int DevicesCommand(std::ostream& out) {
+  runtime::DeviceRegistry& registry = runtime::DeviceRegistry::Global();
+  std::vector<runtime::PluginReport> reports = registry.Plugins();
+  PrintDevices(reports, out);
+  for (const runtime::PluginReport& r : reports) {
+    if (!r.devices.empty()) return 0;
+  }
+  return 1;
+}
+
+}  // namespace tg::tools

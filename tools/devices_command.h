@@ -1,0 +1,21 @@
+// devices_command.h: `tg devices`: every plugin found, its status and reason, and each device's props.
+// The user-facing view of runtime/device_registry.h (DESIGN §8).
+#ifndef TG_TOOLS_DEVICES_COMMAND_H_
+#define TG_TOOLS_DEVICES_COMMAND_H_
+
+#include <ostream>
+#include <vector>
+
+#include "runtime/plugin_report.h"
+
+namespace tg::tools {
+
+// Prints |reports| as `tg devices` does, one block per plugin.
+void PrintDevices(const std::vector<runtime::PluginReport>& reports, std::ostream& out);
+
+// Runs `tg devices` on the global registry. Returns 0 when at least one device exists, else 1.
+int DevicesCommand(std::ostream& out);
+
+}  // namespace tg::tools
+
+#endif  // TG_TOOLS_DEVICES_COMMAND_H_
