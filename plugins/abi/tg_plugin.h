@@ -290,21 +290,31 @@ TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major, uint32
  * code that the plugin reports as INTERNAL at the next wait. A kernel source may declare these
  * structs itself: the layout below is part of the ABI.
  * ------------------------------------------------------------------------------------------- */
-typedef struct tg_c_dispatch_state {
-  uint64_t struct_size;
-  uint32_t num_groups[3];
-  uint32_t group_size[3];
-  uint32_t num_buffers;
-  uint32_t num_scalars;
-  void* const* buffers;
+#define TG_C_DISPATCH_STATE_FIELDS \
+  uint64_t struct_size;            \
+  uint32_t num_groups[3];          \
+  uint32_t group_size[3];          \
+  uint32_t num_buffers;            \
+  uint32_t num_scalars;            \
+  void* const* buffers;            \
   const int64_t* scalars;
-} tg_c_dispatch_state;
+#define TG_C_WORKGROUP_STATE_FIELDS \
+  uint64_t struct_size;             \
+  uint32_t group_id[3];             \
+  uint32_t worker_id; /* 0 .. plugin threads - 1: an index for per-thread scratch */
+typedef struct tg_c_dispatch_state { TG_C_DISPATCH_STATE_FIELDS } tg_c_dispatch_state;
+typedef struct tg_c_workgroup_state { TG_C_WORKGROUP_STATE_FIELDS } tg_c_workgroup_state;
 
-typedef struct tg_c_workgroup_state {
-  uint64_t struct_size;
-  uint32_t group_id[3];
-  uint32_t worker_id; /* 0 .. number of plugin threads - 1: an index for per-thread scratch */
-} tg_c_workgroup_state;
+/* The two declarations above as C source text, for code generators to put at the top of a kernel
+ * (one definition of the layout, so generated kernels cannot drift from it). */
+#define TG_STRINGIFY_(x) #x
+#define TG_STRINGIFY(x) TG_STRINGIFY_(x)
+#define TG_C_DIALECT_PRELUDE                                                                    \
+  "#include <stdint.h>\n#include <stddef.h>\n#include <math.h>\n"                               \
+  "typedef struct tg_c_dispatch_state { " TG_STRINGIFY(TG_C_DISPATCH_STATE_FIELDS)             \
+  " } tg_c_dispatch_state;\n"                                                                   \
+  "typedef struct tg_c_workgroup_state { " TG_STRINGIFY(TG_C_WORKGROUP_STATE_FIELDS)           \
+  " } tg_c_workgroup_state;\n"
 
 typedef int32_t (*tg_c_kernel_fn)(const tg_c_dispatch_state* dispatch,
                                   const tg_c_workgroup_state* workgroup);

@@ -1,0 +1,35 @@
+#include "compiler/buffer_node.h"
+
+#include <atomic>
+
+#include "ir/error.h"
+#include "runtime/device_registry.h"
+
+namespace tg::compiler {
+
+void ThrowIfError(const absl::Status& status) {
+  if (!status.ok()) throw Error(std::string(status.message()));
+}
+
+UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel) {
+  static std::atomic<int64_t> next_id{1};
+  absl::StatusOr<runtime::Device*> dev = runtime::DeviceRegistry::Global().GetDevice(device);
+  ThrowIfError(dev.status());
+  std::shared_ptr<void> storage;
+  if (numel > 0)
+    storage = runtime::Buffer::Create(**dev, static_cast<uint64_t>(numel) * dtype.itemsize());
+  return UOp::Make(Ops::kBuffer, dtype, {},
+                   BufferArg{next_id++, (*dev)->name(), numel, std::move(storage)});
+}
+
+runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node) {
+  return static_cast<runtime::Buffer*>(buffer_node->arg_as<BufferArg>().storage.get());
+}
+
+UOpRef BufferOfView(const UOpRef& view) {
+  UOpRef u = view;
+  while (u->op() == Ops::kReshape || u->op() == Ops::kContiguous) u = u->src(0);
+  return u->op() == Ops::kBuffer ? u : nullptr;
+}
+
+}  // namespace tg::compiler

@@ -1,0 +1,112 @@
+#include "compiler/realize.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "compiler/buffer_node.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/schedule.h"
+#include "ir/env.h"
+#include "ir/error.h"
+#include "runtime/device_registry.h"
+
+namespace tg::compiler {
+namespace {
+
+runtime::Device& DeviceNamed(const std::string& name) {
+  absl::StatusOr<runtime::Device*> device = runtime::DeviceRegistry::Global().GetDevice(name);
+  ThrowIfError(device.status());
+  return **device;
+}
+
+struct CompiledKernel {
+  GeneratedKernel kernel;
+  std::shared_ptr<runtime::Program> program;
+};
+
+// Kernels by (AST, device). ASTs are hash-consed, so an equal kernel is the same node and skips
+// codegen entirely: the cost of a repeated realize is a lookup and a launch.
+class KernelCache {
+ public:
+  static KernelCache& Global() {
+    static KernelCache* cache = new KernelCache();
+    return *cache;
+  }
+
+  const CompiledKernel& Get(const UOpRef& ast, runtime::Device& device) {
+    absl::MutexLock lock(&mu_);
+    auto key = std::make_pair(ast, &device);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+    auto compiled = std::make_unique<CompiledKernel>();
+    compiled->kernel = GenerateKernel(ast, device.info());
+    if (DebugLevel() >= 4)
+      std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
+                   device.name().c_str(), compiled->kernel.source.source.c_str());
+    absl::StatusOr<std::shared_ptr<runtime::Program>> program =
+        device.GetProgram(compiled->kernel.source);
+    if (!program.ok())
+      throw Error("compiling kernel " + compiled->kernel.name + " for " + device.name() +
+                  " failed: " + std::string(program.status().message()) + "\nsource:\n" +
+                  compiled->kernel.source.source);
+    compiled->program = *std::move(program);
+    return *kernels_.emplace(key, std::move(compiled)).first->second;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::pair<UOpRef, runtime::Device*>, std::unique_ptr<CompiledKernel>> kernels_;
+};
+
+void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kernel,
+                     const std::vector<UOpRef>& buffers, uint64_t elapsed_ns) {
+  static int64_t kernel_count = 0;
+  double bytes = 0;
+  for (const UOpRef& b : buffers) bytes += RuntimeBuffer(b)->nbytes();
+  double us = elapsed_ns / 1e3;
+  std::fprintf(stderr, "*** %-8s %5lld %-28s bufs %2zu  tm %10.2fus  (%8.2f GB/s)\n",
+               device.name().c_str(), static_cast<long long>(kernel_count++), kernel.name.c_str(),
+               buffers.size(), us, us > 0 ? bytes / (us * 1e3) : 0.0);
+}
+
+void RunKernel(const ScheduleItem& item) {
+  runtime::Device& device = DeviceNamed(item.device);
+  const CompiledKernel& compiled = KernelCache::Global().Get(item.ast, device);
+  std::vector<runtime::KernelArg> args;
+  for (const UOpRef& b : item.buffers) {
+    runtime::Buffer* buffer = RuntimeBuffer(b);
+    ThrowIfError(buffer->EnsureAllocated());
+    args.push_back(runtime::KernelArg::Buf(buffer));
+  }
+  bool timed = DebugLevel() >= 2;
+  uint64_t elapsed_ns = 0;
+  ThrowIfError(device.Launch(*compiled.program, compiled.kernel.dims, args,
+                             timed ? &elapsed_ns : nullptr));
+  if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
+}
+
+// Across devices the bytes go through host memory; a plugin's own d2d copy is a later addition.
+void RunCopy(const ScheduleItem& item) {
+  runtime::Buffer* dst = RuntimeBuffer(item.buffers[0]);
+  runtime::Buffer* src = RuntimeBuffer(item.buffers[1]);
+  std::vector<unsigned char> staging(src->nbytes());
+  ThrowIfError(src->CopyOut(staging.data(), staging.size()));
+  ThrowIfError(dst->CopyIn(staging.data(), staging.size()));
+}
+
+}  // namespace
+
+std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+  Schedule schedule = CreateSchedule(roots, devices);
+  if (DebugLevel() >= 1 && !schedule.items.empty())
+    std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
+  for (const ScheduleItem& item : schedule.items) {
+    if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
+    else RunKernel(item);
+  }
+  return schedule.realized;
+}
+
+}  // namespace tg::compiler

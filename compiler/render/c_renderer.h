@@ -1,0 +1,23 @@
+// CRenderer: the "c" dialect of CPU plugins (calling convention in plugins/abi/tg_plugin.h).
+// One function per kernel, called once per workgroup with the group id; buffers come in an array.
+#ifndef TG_COMPILER_RENDER_C_RENDERER_H_
+#define TG_COMPILER_RENDER_C_RENDERER_H_
+
+#include "compiler/render/c_style.h"
+
+namespace tg::compiler {
+
+class CRenderer : public CStyleRenderer {
+ public:
+  std::string_view dialect() const override { return "c"; }
+
+ protected:
+  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
+                           const std::vector<bool>& written) const override;
+  std::string KernelSuffix() const override;
+  std::string SpecialExpr(const std::string& special_name) const override;
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_RENDER_C_RENDERER_H_

@@ -1,0 +1,222 @@
+#include "compiler/render/c_style.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "ir/error.h"
+
+namespace tg::compiler {
+namespace {
+
+std::string FloatLiteral(double v, DType dtype) {
+  std::string cast = dtype == dtypes::float64 ? "(double)" : "(float)";
+  if (std::isnan(v)) return cast + "NAN";
+  if (std::isinf(v)) return v > 0 ? cast + "INFINITY" : "(-" + cast + "INFINITY)";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), dtype == dtypes::float64 ? "%.17g" : "%.9g", v);
+  std::string text = buf;
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  if (dtype == dtypes::float64) return text;
+  text += "f";
+  return dtype == dtypes::float32 ? text : "((" + std::string(dtype == dtypes::float16 ? "_Float16" : "__bf16") + ")" + text + ")";
+}
+
+std::string IntLiteral(int64_t v, DType dtype) {
+  if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807ll-1)";
+  if (dtype == dtypes::int32 && v == std::numeric_limits<int32_t>::min()) return "(-2147483647-1)";
+  std::string text = std::to_string(v);
+  switch (dtype.scalar()) {
+    case ScalarType::kInt64: return text + "ll";
+    case ScalarType::kUInt64: return std::to_string(static_cast<uint64_t>(v)) + "ull";
+    case ScalarType::kUInt32: return std::to_string(static_cast<uint32_t>(v)) + "u";
+    case ScalarType::kInt32: return v < 0 ? "(" + text + ")" : text;
+    default: return "((" + std::string(dtype.is_bool() ? "_Bool" : "") + ")" + text + ")";
+  }
+}
+
+std::string Binary(const std::string& a, const char* op, const std::string& b) {
+  return absl::StrCat("(", a, op, b, ")");
+}
+
+// How the linear list uses each value: a single use at the definition's loop depth is inlined
+// into its user; anything else becomes a named variable so hoisted work stays hoisted.
+struct UseInfo {
+  absl::flat_hash_map<const UOp*, int> uses;
+  absl::flat_hash_map<const UOp*, int> def_depth;
+  absl::flat_hash_map<const UOp*, bool> used_deeper;
+};
+
+UseInfo AnalyzeUses(const std::vector<UOpRef>& ops) {
+  UseInfo info;
+  int depth = 0;
+  for (const UOpRef& u : ops) {
+    if (u->op() == Ops::kEnd) --depth;
+    for (const UOpRef& s : u->src()) {
+      info.uses[s.get()]++;
+      auto it = info.def_depth.find(s.get());
+      if (it != info.def_depth.end() && it->second != depth) info.used_deeper[s.get()] = true;
+    }
+    info.def_depth[u.get()] = depth;
+    if (u->op() == Ops::kRange) ++depth;
+  }
+  return info;
+}
+
+}  // namespace
+
+std::string CStyleRenderer::TypeName(DType dtype) const {
+  switch (dtype.scalar()) {
+    case ScalarType::kBool: return "_Bool";
+    case ScalarType::kInt8: return "int8_t";
+    case ScalarType::kInt16: return "int16_t";
+    case ScalarType::kInt32: return "int32_t";
+    case ScalarType::kInt64: return "int64_t";
+    case ScalarType::kUInt8: return "uint8_t";
+    case ScalarType::kUInt16: return "uint16_t";
+    case ScalarType::kUInt32: return "uint32_t";
+    case ScalarType::kUInt64: return "uint64_t";
+    case ScalarType::kFloat16: return "_Float16";
+    case ScalarType::kBFloat16: return "__bf16";
+    case ScalarType::kFloat32: return "float";
+    case ScalarType::kFloat64: return "double";
+    case ScalarType::kVoid: return "void";
+  }
+  return "void";
+}
+
+std::string CStyleRenderer::Literal(const UOpRef& c) const {
+  ConstValue v = c->const_value();
+  if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";
+  if (c->dtype().is_float()) {
+    double d = std::holds_alternative<double>(v) ? std::get<double>(v)
+                                                 : static_cast<double>(std::get<int64_t>(v));
+    return FloatLiteral(d, c->dtype());
+  }
+  return IntLiteral(std::get<int64_t>(v), c->dtype());
+}
+
+std::string CStyleRenderer::MathCall(std::string_view fn, DType dtype, const std::string& x) const {
+  std::string name(fn);
+  if (dtype == dtypes::float64) return absl::StrCat(name, "(", x, ")");
+  if (dtype == dtypes::float32) return absl::StrCat(name, "f(", x, ")");
+  // Half types compute in float, like the hardware that lacks native half math.
+  return absl::StrCat("((", TypeName(dtype), ")", name, "f((float)", x, "))");
+}
+
+std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
+  DType dt = u->dtype();
+  switch (u->op()) {
+    case Ops::kAdd: return Binary(a[0], "+", a[1]);
+    case Ops::kMul: return Binary(a[0], "*", a[1]);
+    case Ops::kIdiv: case Ops::kFdiv: return Binary(a[0], "/", a[1]);
+    case Ops::kMod: return Binary(a[0], "%", a[1]);
+    case Ops::kMax: return absl::StrCat("((", a[0], "<", a[1], ")?", a[1], ":", a[0], ")");
+    case Ops::kCmpLt: return Binary(a[0], "<", a[1]);
+    case Ops::kCmpNe: return Binary(a[0], "!=", a[1]);
+    case Ops::kCmpEq: return Binary(a[0], "==", a[1]);
+    case Ops::kXor: return Binary(a[0], "^", a[1]);
+    case Ops::kOr: return Binary(a[0], "|", a[1]);
+    case Ops::kAnd: return Binary(a[0], "&", a[1]);
+    case Ops::kShl: return Binary(a[0], "<<", a[1]);
+    case Ops::kShr: return Binary(a[0], ">>", a[1]);
+    case Ops::kWhere: return absl::StrCat("(", a[0], "?", a[1], ":", a[2], ")");
+    case Ops::kMulAcc: return absl::StrCat("((", a[0], "*", a[1], ")+", a[2], ")");
+    case Ops::kNeg: return dt.is_bool() ? "(!" + a[0] + ")" : "(-" + a[0] + ")";
+    case Ops::kReciprocal: return absl::StrCat("((", TypeName(dt), ")1/", a[0], ")");
+    case Ops::kExp2: return MathCall("exp2", dt, a[0]);
+    case Ops::kLog2: return MathCall("log2", dt, a[0]);
+    case Ops::kSin: return MathCall("sin", dt, a[0]);
+    case Ops::kSqrt: return MathCall("sqrt", dt, a[0]);
+    case Ops::kTrunc: return MathCall("trunc", dt, a[0]);
+    case Ops::kCast: return absl::StrCat("((", TypeName(dt), ")", a[0], ")");
+    case Ops::kBitcast:
+      return absl::StrCat("({", TypeName(u->src(0)->dtype()), " _s=", a[0], "; ", TypeName(dt),
+                          " _d; __builtin_memcpy(&_d, &_s, sizeof(_d)); _d;})");
+    default:
+      throw Error("render: no C spelling for " + std::string(OpName(u->op())));
+  }
+}
+
+std::string CStyleRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
+  std::vector<UOpRef> buffers;
+  std::vector<bool> written;
+  for (const UOpRef& u : ops) {
+    if (u->op() != Ops::kDefineGlobal) continue;
+    size_t slot = static_cast<size_t>(u->arg_as<int64_t>());
+    if (buffers.size() <= slot) buffers.resize(slot + 1), written.resize(slot + 1);
+    buffers[slot] = u;
+  }
+  for (const UOpRef& u : ops)
+    if (u->op() == Ops::kStore) written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
+
+  UseInfo info = AnalyzeUses(ops);
+  absl::flat_hash_map<const UOp*, std::string> expr;
+  absl::flat_hash_map<const UOp*, std::string> acc_of_reduce;
+  std::string body;
+  int depth = 1, counter = 0;
+  auto line = [&](const std::string& text) { body += std::string(2 * depth, ' ') + text + "\n"; };
+  auto of = [&](const UOpRef& s) -> const std::string& { return expr.at(s.get()); };
+  auto declare = [&](const UOpRef& u, const char* prefix, const std::string& value) {
+    std::string var = absl::StrCat(prefix, counter++);
+    line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", value, ";"));
+    expr[u.get()] = var;
+  };
+
+  for (const UOpRef& u : ops) {
+    switch (u->op()) {
+      case Ops::kDefineGlobal: expr[u.get()] = absl::StrCat("data", u->arg_as<int64_t>()); break;
+      case Ops::kConst: expr[u.get()] = Literal(u); break;
+      case Ops::kSpecial: {
+        const std::string& var = u->arg_as<std::string>();
+        line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", SpecialExpr(var), ";"));
+        expr[u.get()] = var;
+        break;
+      }
+      case Ops::kRange: {
+        std::string var = absl::StrCat("ridx", u->arg_as<int64_t>());
+        line(absl::StrCat("for (", TypeName(u->dtype()), " ", var, " = 0; ", var, " < ", of(u->src(0)),
+                          "; ", var, "++) {"));
+        expr[u.get()] = var;
+        ++depth;
+        break;
+      }
+      case Ops::kEnd: --depth; line("}"); break;
+      case Ops::kDefineAcc: {
+        std::string var = absl::StrCat("acc", u->arg_as<int64_t>());
+        line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", of(u->src(0)), ";"));
+        expr[u.get()] = var;
+        acc_of_reduce[u->src(1).get()] = var;
+        break;
+      }
+      case Ops::kAssign: line(absl::StrCat(of(u->src(0)), " = ", of(u->src(1)), ";")); break;
+      case Ops::kReduce: expr[u.get()] = acc_of_reduce.at(u.get()); break;
+      case Ops::kIndex: expr[u.get()] = absl::StrCat(of(u->src(0)), "[", of(u->src(1)), "]"); break;
+      case Ops::kLoad: {
+        const UOpRef& gate = u->src(0)->src(2);
+        std::string value = gate->is_const_value(true) ? of(u->src(0))
+            : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":(", TypeName(u->dtype()), ")0)");
+        declare(u, "val", value);
+        break;
+      }
+      case Ops::kStore: {
+        const UOpRef& gate = u->src(0)->src(2);
+        std::string store = absl::StrCat(of(u->src(0)), " = ", of(u->src(1)), ";");
+        line(gate->is_const_value(true) ? store : absl::StrCat("if (", of(gate), ") ", store));
+        break;
+      }
+      default: {
+        std::vector<std::string> args;
+        for (const UOpRef& s : u->src()) args.push_back(of(s));
+        std::string value = AluExpr(u, args);
+        if (info.uses[u.get()] > 1 || info.used_deeper[u.get()]) declare(u, "alu", value);
+        else expr[u.get()] = value;
+      }
+    }
+  }
+  return KernelPrefix(name, buffers, written) + body + KernelSuffix();
+}
+
+}  // namespace tg::compiler

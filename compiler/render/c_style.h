@@ -1,0 +1,40 @@
+// CStyleRenderer: the shared body of every C-like dialect (c, opencl-c, cuda-c, hip-c).
+// A dialect overrides the hooks (kernel signature, launch ids, type names); expressions are common.
+#ifndef TG_COMPILER_RENDER_C_STYLE_H_
+#define TG_COMPILER_RENDER_C_STYLE_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/render/renderer.h"
+#include "ir/dtype.h"
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+class CStyleRenderer : public Renderer {
+ public:
+  std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
+
+  // C spelling of a scalar type ("float", "int64_t", "_Bool").
+  virtual std::string TypeName(DType dtype) const;
+  // A constant of |dtype| as a literal expression.
+  std::string Literal(const UOpRef& constant) const;
+
+ protected:
+  // The text before the kernel body: includes, declarations, signature and opening brace.
+  // |buffers| are the DEFINE_GLOBALs in parameter order; |written| says which are stored to.
+  virtual std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
+                                   const std::vector<bool>& written) const = 0;
+  virtual std::string KernelSuffix() const = 0;
+  // Expression of a launch id SPECIAL such as "gidx0".
+  virtual std::string SpecialExpr(const std::string& special_name) const = 0;
+  // Expression of a unary math function (exp2, log2, sin, sqrt, trunc) on |x| of |dtype|.
+  virtual std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const;
+
+  std::string AluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_RENDER_C_STYLE_H_

@@ -1,0 +1,27 @@
+// Renderer: turns a linearized kernel into source text in one dialect a device accepts.
+// The last compiler step of DESIGN §2 before runtime/program_cache; one subclass per dialect.
+#ifndef TG_COMPILER_RENDER_RENDERER_H_
+#define TG_COMPILER_RENDER_RENDERER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  virtual std::string_view dialect() const = 0;
+  // Source of one kernel named |name| whose body is |ops| (compiler/linearize.h order).
+  virtual std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const = 0;
+};
+
+// The renderer for |dialect|, or nullptr when the compiler cannot emit it. Lives forever.
+const Renderer* RendererForDialect(std::string_view dialect);
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_RENDER_RENDERER_H_

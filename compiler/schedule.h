@@ -1,0 +1,28 @@
+// Scheduler: cuts the tensor graph of the tensors being realized into kernels and orders them.
+// Step 2 of DESIGN §2: decides what becomes a buffer (fusion rules), then rangeifies each kernel.
+#ifndef TG_COMPILER_SCHEDULE_H_
+#define TG_COMPILER_SCHEDULE_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/schedule_item.h"
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+struct Schedule {
+  std::vector<ScheduleItem> items;  // in execution order
+  std::vector<UOpRef> realized;     // per root: a view of the BUFFER that will hold it
+};
+
+// Schedules |roots| (tensor-graph nodes), root i to be realized on |devices[i]|. Fusion rules:
+//  - elementwise and movement ops fuse into their consumer (recomputed per consumer kernel);
+//  - a REDUCE fuses into its consumer unless the path to that consumer broadcasts it (EXPAND) or
+//    forks, in which case it ends a kernel;
+//  - CONTIGUOUS, COPY (and the source of a COPY) and the roots themselves become buffers.
+Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices);
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_SCHEDULE_H_

@@ -1,0 +1,26 @@
+// One unit of work of a schedule: a kernel to compile and launch, or a copy between devices.
+// Produced by compiler/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
+#ifndef TG_COMPILER_SCHEDULE_ITEM_H_
+#define TG_COMPILER_SCHEDULE_ITEM_H_
+
+#include <string>
+#include <vector>
+
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+struct ScheduleItem {
+  enum class Kind { kKernel, kCopy };
+  Kind kind = Kind::kKernel;
+  // kKernel: SINK of STOREs over DEFINE_GLOBALs, movement ops already lowered to index math.
+  UOpRef ast;
+  // BUFFER nodes in parameter order; buffers[0] is written (the output), the rest are read.
+  // kCopy: buffers[0] is the destination, buffers[1] the source.
+  std::vector<UOpRef> buffers;
+  std::string device;  // where the kernel runs (the destination of a copy)
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_SCHEDULE_ITEM_H_

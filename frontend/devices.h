@@ -1,0 +1,28 @@
+// Devices as the front end shows them: what the loaded plugins offer and which one is default.
+// A thin view of runtime/device_registry for apps, which see only the front end (DESIGN §1).
+#ifndef TG_FRONTEND_DEVICES_H_
+#define TG_FRONTEND_DEVICES_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tg {
+
+struct DeviceDescription {
+  std::string name;         // what Tensor::to() and the device arguments accept: "CPU", "OPENCL:1"
+  std::string description;  // the hardware: "AMD EPYC 9B45"
+  std::string arch;         // "x86_64-avx3_dl", "sm_90"
+  uint32_t vector_width = 1;
+  uint32_t compute_units = 1;
+  uint64_t memory_bytes = 0;
+};
+
+// Every device of every plugin that loaded, in plugin priority order.
+std::vector<DeviceDescription> available_devices();
+// The device tensors go to when none is named (TG_DEVICE, else the best plugin's first device).
+std::string default_device();
+
+}  // namespace tg
+
+#endif  // TG_FRONTEND_DEVICES_H_

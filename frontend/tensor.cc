@@ -1,0 +1,168 @@
+// Tensor core: shared state, creation, realization, reading values out, devices.
+#include "frontend/tensor.h"
+
+#include <cmath>
+
+#include "compiler/buffer_node.h"
+#include "compiler/realize.h"
+#include "frontend/random.h"
+#include "frontend/shape_util.h"
+#include "runtime/device_registry.h"
+
+namespace tg {
+
+// Shared by every copy of a handle, like a Python reference: realize() updates all of them.
+struct Tensor::State {
+  UOpRef uop;
+  std::string device;
+};
+
+namespace {
+
+std::string CanonicalDevice(std::string_view name) {
+  auto& registry = runtime::DeviceRegistry::Global();
+  absl::StatusOr<runtime::Device*> device =
+      name.empty() ? registry.DefaultDevice() : registry.GetDevice(name);
+  compiler::ThrowIfError(device.status());
+  return (*device)->name();
+}
+
+void CheckShape(const Shape& shape, std::string_view op) {
+  for (int64_t d : shape)
+    if (d < 0)
+      throw Error(std::string(op) + ": shape " + ShapeString(shape) + " has a negative dimension");
+}
+
+// A constant of |dtype| filling |shape|: CONST broadcast, no memory behind it.
+UOpRef ConstFilling(const Shape& shape, DType dtype, ConstValue value) {
+  UOpRef c = UOp::Const(dtype, value);
+  if (shape.empty()) return c;
+  return c->reshape(Shape(shape.size(), 1))->expand(shape);
+}
+
+ConstValue ScalarValue(Scalar s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool: return s.value != 0;
+    case Scalar::Kind::kInt: return static_cast<int64_t>(s.value);
+    case Scalar::Kind::kFloat: return s.value;
+  }
+  return s.value;
+}
+
+DType ScalarDType(Scalar s) {
+  switch (s.kind) {
+    case Scalar::Kind::kBool: return dtypes::bool_;
+    case Scalar::Kind::kInt: return dtypes::default_int;
+    case Scalar::Kind::kFloat: return dtypes::default_float;
+  }
+  return dtypes::default_float;
+}
+
+}  // namespace
+
+Tensor::Tensor(UOpRef uop, std::string device)
+    : state_(std::make_shared<State>(State{std::move(uop), std::move(device)})) {}
+
+const Shape& Tensor::shape() const { return state_->uop->shape(); }
+DType Tensor::dtype() const { return state_->uop->dtype(); }
+const std::string& Tensor::device() const { return state_->device; }
+int64_t Tensor::numel() const { return Numel(shape()); }
+const UOpRef& Tensor::uop() const { return state_->uop; }
+Tensor Tensor::like(UOpRef uop) const { return Tensor(std::move(uop), device()); }
+
+Tensor Tensor::scalar_like(Scalar value) const {
+  // Weak typing: a Python-style scalar takes the tensor's dtype unless it needs a wider kind.
+  DType dtype = this->dtype();
+  if (value.kind == Scalar::Kind::kFloat && !dtype.is_float()) dtype = dtypes::default_float;
+  if (value.kind == Scalar::Kind::kInt && dtype.is_bool()) dtype = dtypes::default_int;
+  return like(ConstFilling(shape(), dtype, ScalarValue(value)));
+}
+
+Tensor Tensor::from_bytes(const void* data, size_t bytes, DType dtype, std::optional<Shape> shape,
+                          std::string_view device, size_t count) {
+  Shape s = shape.value_or(Shape{static_cast<int64_t>(count)});
+  CheckShape(s, "from_vector");
+  if (Numel(s) != static_cast<int64_t>(count))
+    throw Error("from_vector: " + std::to_string(count) + " values do not fill shape " + ShapeString(s) +
+                " (" + std::to_string(Numel(s)) + " elements)");
+  std::string dev = CanonicalDevice(device);
+  UOpRef buffer = compiler::NewBufferNode(dev, dtype, static_cast<int64_t>(count));
+  if (count > 0) compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyIn(data, bytes));
+  return Tensor(s == buffer->shape() ? buffer : buffer->reshape(s), dev);
+}
+
+Tensor Tensor::empty(const Shape& shape, DType dtype, std::string_view device) {
+  CheckShape(shape, "empty");
+  std::string dev = CanonicalDevice(device);
+  UOpRef buffer = compiler::NewBufferNode(dev, dtype, Numel(shape));
+  return Tensor(shape == buffer->shape() ? buffer : buffer->reshape(shape), dev);
+}
+
+Tensor Tensor::full(const Shape& shape, Scalar value, std::optional<DType> dtype, std::string_view device) {
+  CheckShape(shape, "full");
+  DType dt = dtype.value_or(ScalarDType(value));
+  return Tensor(ConstFilling(shape, dt, ScalarValue(value)), CanonicalDevice(device));
+}
+
+Tensor Tensor::zeros(const Shape& shape, DType dtype, std::string_view device) {
+  return full(shape, 0, dtype, device);
+}
+
+Tensor Tensor::ones(const Shape& shape, DType dtype, std::string_view device) {
+  return full(shape, 1, dtype, device);
+}
+
+Tensor Tensor::arange(Scalar stop) { return arange(0, stop); }
+
+// Materialized on the host: a lazy arange needs the cumulative-sum folding of a later issue.
+Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::string_view device) {
+  if (step.value == 0) throw Error("arange: step must not be 0");
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.value - start.value) / step.value)));
+  bool is_float = start.kind == Scalar::Kind::kFloat || stop.kind == Scalar::Kind::kFloat ||
+                  step.kind == Scalar::Kind::kFloat;
+  if (is_float) {
+    std::vector<float> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(start.value + i * step.value);
+    return from_vector(v, Shape{n}, device);
+  }
+  std::vector<int32_t> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(start.value + i * step.value);
+  return from_vector(v, Shape{n}, device);
+}
+
+Tensor Tensor::rand(const Shape& shape, DType dtype, std::string_view device) {
+  CheckShape(shape, "rand");
+  return from_vector(UniformFloats(Numel(shape)), shape, device).cast(dtype);
+}
+
+Tensor Tensor::randn(const Shape& shape, DType dtype, std::string_view device) {
+  CheckShape(shape, "randn");
+  return from_vector(NormalFloats(Numel(shape)), shape, device).cast(dtype);
+}
+
+void Tensor::manual_seed(uint64_t seed) { SetRandomSeed(seed); }
+
+Tensor& Tensor::realize() {
+  if (!compiler::BufferOfView(uop())) state_->uop = compiler::Realize({uop()}, {device()}).front();
+  return *this;
+}
+
+std::vector<unsigned char> Tensor::read_bytes() const {
+  Tensor self = *this;
+  self.realize();
+  UOpRef buffer = compiler::BufferOfView(self.uop());
+  std::vector<unsigned char> bytes(static_cast<size_t>(numel()) * dtype().itemsize());
+  if (!bytes.empty())
+    compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyOut(bytes.data(), bytes.size()));
+  return bytes;
+}
+
+Tensor Tensor::to(std::string_view device) const {
+  std::string dev = CanonicalDevice(device);
+  if (dev == this->device()) return *this;
+  return Tensor(UOp::Make(Ops::kCopy, dtype(), {uop()}, dev), dev);
+}
+
+Tensor Tensor::contiguous() const { return like(UOp::Make(Ops::kContiguous, dtype(), {uop()})); }
+
+}  // namespace tg

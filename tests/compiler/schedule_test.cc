@@ -1,0 +1,71 @@
+// The scheduler's fusion rules, asserted as kernel counts, and the index math rangeify produces.
+#include "compiler/codegen/codegen.h"
+#include "compiler/schedule.h"
+#include "frontend/tg.h"
+#include "runtime/device_registry.h"
+#include "gtest/gtest.h"
+
+namespace tg::compiler {
+namespace {
+
+size_t KernelCount(const Tensor& t) {
+  Schedule s = CreateSchedule({t.uop()}, {t.device()});
+  size_t kernels = 0;
+  for (const ScheduleItem& item : s.items) kernels += item.kind == ScheduleItem::Kind::kKernel;
+  return kernels;
+}
+
+TEST(Schedule, ElementwiseChainIntoAReduceIsOneKernel) {
+  Tensor a = Tensor::rand({16, 32}), b = Tensor::rand({16, 32}), c = Tensor::rand({16, 32});
+  EXPECT_EQ(KernelCount((a * b + c).relu().sum({1})), 1u);
+}
+
+TEST(Schedule, ElementwiseOnAReduceFusesWhenNotBroadcast) {
+  Tensor a = Tensor::rand({16, 32});
+  EXPECT_EQ(KernelCount(a.sum({1}) * 2 + 1), 1u);
+  EXPECT_EQ(KernelCount(a.sum({1}).sum()), 1u);  // a reduce of a reduce nests its loops
+}
+
+TEST(Schedule, ReduceBroadcastBackEndsAKernel) {
+  Tensor x = Tensor::rand({8, 10});
+  Tensor e = (x - x.max({1}, true)).exp();
+  EXPECT_EQ(KernelCount(e / e.sum({1}, true)), 3u);  // row softmax
+}
+
+TEST(Schedule, MatmulIsOneKernel) {
+  Tensor a = Tensor::rand({4, 8}), b = Tensor::rand({8, 3}), bias = Tensor::rand({3});
+  EXPECT_EQ(KernelCount(a.matmul(b)), 1u);
+  EXPECT_EQ(KernelCount((a.matmul(b) + bias).relu()), 1u);
+}
+
+TEST(Schedule, AlreadyRealizedTensorNeedsNoKernel) {
+  Tensor a = Tensor::rand({4, 4});
+  EXPECT_EQ(KernelCount(a), 0u);
+  EXPECT_EQ(KernelCount(a.reshape({16})), 0u);
+  EXPECT_EQ(KernelCount(a.contiguous()), 0u);
+  EXPECT_EQ(KernelCount(a.transpose()), 1u);
+}
+
+// Reshapes that keep the element order must not leave divisions in the generated index math.
+TEST(Rangeify, ContiguousReshapesFoldAway) {
+  Tensor a = Tensor::rand({6, 4});
+  Tensor t = a.reshape({2, 3, 4}).reshape({24}) + 1;
+  Schedule s = CreateSchedule({t.uop()}, {t.device()});
+  ASSERT_EQ(s.items.size(), 1u);
+  std::string source = GenerateKernel(s.items[0].ast, runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info()).source.source;
+  std::string body = source.substr(source.find("int32_t E_"));
+  EXPECT_EQ(body.find('/'), std::string::npos) << body;
+  EXPECT_EQ(body.find('%'), std::string::npos) << body;
+}
+
+TEST(Codegen, KernelNamesFollowTinygrad) {
+  Tensor a = Tensor::rand({4, 8});
+  Schedule s = CreateSchedule({a.sum({1}).uop()}, {a.device()});
+  ASSERT_EQ(s.items.size(), 1u);
+  EXPECT_EQ(KernelName(s.items[0].ast), "r_4_8");
+  Schedule e = CreateSchedule({(a + 1).uop()}, {a.device()});
+  EXPECT_EQ(KernelName(e.items[0].ast), "E_4_8");
+}
+
+}  // namespace
+}  // namespace tg::compiler
