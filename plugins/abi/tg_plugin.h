@@ -280,6 +280,23 @@ TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major, uint32
 #define TG_PLUGIN_ENTRY_SYMBOL "tg_plugin_get_api"
 
 /* ---------------------------------------------------------------------------------------------
+ * Source dialects other than "c" (names are exact, lower case).
+ *
+ *   "opencl-c"  OpenCL C 1.2: one __kernel function named |entry|.
+ *   "cuda-c"    CUDA C++ for NVRTC: one extern "C" __global__ function named |entry|.
+ *   "hip-c"     HIP C++ for hiprtc: one extern "C" __global__ function named |entry|.
+ *   "ptx"       PTX text with one .entry named |entry| (parameters as for cuda-c).
+ *   "llvm-ir"   LLVM IR text defining |entry| with the "c" dialect's signature.
+ *
+ * For the GPU dialects the kernel's parameters are the launch's tg_arg list in order: a buffer is a
+ * global pointer (the plugin applies the offset), TG_ARG_I32 an int, TG_ARG_I64 a long / long long.
+ * The plugin launches num_groups[d] * group_size[d] work items per dimension d, in groups of
+ * group_size (OpenCL: global size = num_groups * group_size; CUDA/HIP: grid = num_groups, block =
+ * group_size), so the ids a kernel reads (get_group_id / blockIdx, get_local_id / threadIdx) mean
+ * the same thing on every device.
+ * ------------------------------------------------------------------------------------------- */
+
+/* ---------------------------------------------------------------------------------------------
  * The "c" source dialect (CPU plugins).
  *
  * Source is C11 with <stdint.h>, <stddef.h> and <math.h> available. The entry point has the type
