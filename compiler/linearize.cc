@@ -94,6 +94,7 @@ class Linearizer {
   void OpenLoops(const std::vector<UOpRef>& loops, const UOpRef& body) {
     for (const UOpRef& loop : loops) {
       HoistInvariants(body);
+      Emit(loop->src(0));  // the trip count
       Push(loop);
       open_.push_back(loop.get());
       std::sort(open_.begin(), open_.end());

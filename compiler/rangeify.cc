@@ -58,7 +58,9 @@ std::vector<std::pair<int64_t, int64_t>> Pairs(const std::vector<int64_t>& flat)
 
 UOpRef PushReshape(const Match& m) {  // x.reshape(s)[i] -> x[unflatten(flatten(i, s), x.shape)]
   auto [t, idx, gate] = Unpack(m["idx"]);
-  const UOpRef& x = t->src(0);
+  UOpRef x = t->src(0);
+  // A reshape of a reshape is one reshape: no div/mod round trip through the middle shape.
+  while (x->op() == Ops::kReshape) x = x->src(0);
   UOpRef linear = Flatten(idx, t->shape(), Builder(m));
   return Index(x, Unflatten(linear, x->shape(), Builder(m)), gate);
 }

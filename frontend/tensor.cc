@@ -7,15 +7,10 @@
 #include "compiler/realize.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"
+#include "frontend/tensor_state.h"
 #include "runtime/device_registry.h"
 
 namespace tg {
-
-// Shared by every copy of a handle, like a Python reference: realize() updates all of them.
-struct Tensor::State {
-  UOpRef uop;
-  std::string device;
-};
 
 namespace {
 

@@ -144,16 +144,38 @@ class Tensor {
   // kind (a float scalar on an int tensor gives the default float), as tinygrad's weak types do.
   Tensor scalar_like(Scalar value) const;
 
+  // ---- autograd ------------------------------------------------------------------------------
+  // Marks a float tensor as a leaf whose gradient backward() fills (ints and bools never take
+  // gradients). Returns *this, so it chains after a creation call.
+  Tensor& requires_grad(bool on = true);
+  bool requires_grad() const;
+  // d(this)/d(leaf) for every leaf that requires grad and that this depends on, added to the
+  // leaf's grad() (gradients accumulate across calls until clear_grad()). |this| must be a scalar
+  // unless |gradient| (shaped like this) is given.
+  void backward();
+  void backward(const Tensor& gradient);
+  // d(this)/d(target) for each target, without touching grad(); a target this does not depend on
+  // gets zeros.
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets) const;
+  std::vector<Tensor> gradient(const std::vector<Tensor>& targets, const Tensor& gradient) const;
+  bool has_grad() const;
+  Tensor grad() const;  // throws tg::Error when there is none yet
+  void set_grad(const Tensor& grad);
+  void clear_grad();
+  Tensor detach() const;  // the same value, cut out of the gradient graph
+
   // Wraps an existing graph node; for compiler-level code and tests.
   Tensor(UOpRef uop, std::string device);
 
+  struct State;  // defined in frontend/tensor_state.h, private to the front end
+
  private:
-  struct State;
   Tensor binary(Ops op, const Tensor& other, const char* name) const;
   Tensor unary(Ops op) const;
   Tensor reduce(Ops op, const std::vector<int>& axes, bool keepdim, const char* name) const;
   Tensor like(UOpRef uop) const;  // a new tensor on this device
   std::vector<unsigned char> read_bytes() const;
+  std::vector<Tensor> gradient_impl(const std::vector<Tensor>& targets, const Tensor& seed, const char* op) const;
   static Tensor from_bytes(const void* data, size_t bytes, DType dtype, std::optional<Shape> shape,
                            std::string_view device, size_t count);
 

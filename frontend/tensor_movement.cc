@@ -34,9 +34,7 @@ Tensor Tensor::reshape(const Shape& new_shape) const {
     throw Error("reshape: cannot reshape " + ShapeString(this->shape()) + " (" + std::to_string(numel()) +
                 " elements) to " + ShapeString(shape) + " (" + std::to_string(Numel(shape)) + " elements)");
   if (shape == this->shape()) return *this;
-  // A reshape of a reshape is one reshape: index math then needs no div/mod round trip.
-  const UOpRef& base = uop()->op() == Ops::kReshape ? uop()->src(0) : uop();
-  return like(shape == base->shape() ? base : base->reshape(shape));
+  return like(uop()->reshape(shape));
 }
 
 Tensor Tensor::permute(const std::vector<int>& order) const {
