@@ -1,0 +1,34 @@
+// cuda_program.h: the CUDA plugin's program: a CUmodule and its one CUfunction, built from
+// "cuda-c" (NVRTC -> CUBIN for the device's sm_XX) or "ptx" (the driver's JIT), or loaded from a
+// "cubin" / "ptx" binary.
+#ifndef TG_PLUGINS_CUDA_CUDA_PROGRAM_H_
+#define TG_PLUGINS_CUDA_CUDA_PROGRAM_H_
+
+#include <string>
+
+#include "plugins/cuda/cuda_device.h"
+
+struct tg_program {
+  tg_device* device = nullptr;          // not owned; outlives the program
+  tg_cuda::CUmodule module = nullptr;   // owned: cuModuleUnload
+  tg_cuda::CUfunction function = nullptr;
+  std::string entry;
+  std::string format;  // "cubin" or "ptx"
+  std::string binary;  // what program_binary returns; lives until program_destroy
+};
+
+namespace tg_cuda {
+
+// cuda-c failures are INVALID_ARGUMENT with the NVRTC log; ptx failures INVALID_ARGUMENT with the
+// JIT's error log; a missing entry NOT_FOUND.
+tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
+// "cubin" or "ptx"; a foreign, corrupt or wrong-arch image is FAILED_PRECONDITION.
+tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
+                      const char* entry, tg_program** out);
+tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);
+// Waits for the stream (pending launches use the module), then unloads.
+void ProgramDestroy(tg_program* program);
+
+}  // namespace tg_cuda
+
+#endif  // TG_PLUGINS_CUDA_CUDA_PROGRAM_H_

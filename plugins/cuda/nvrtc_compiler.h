@@ -1,0 +1,25 @@
+// nvrtc_compiler.h: CUDA C -> PTX or CUBIN through NVRTC, for program_compile and the
+// "tg.compile_only" extension. Needs no driver and no GPU.
+#ifndef TG_PLUGINS_CUDA_NVRTC_COMPILER_H_
+#define TG_PLUGINS_CUDA_NVRTC_COMPILER_H_
+
+#include <string>
+
+#include "plugins/cuda/cuda_error.h"
+
+namespace tg_cuda {
+
+enum class NvrtcOutput { kPtx, kCubin };
+
+// Compiles |source| with --gpu-architecture=|arch| and -default-device (plus |extra_options|,
+// whitespace-separated, may be NULL). No system headers are added: kernels are self-contained.
+// UNAVAILABLE without NVRTC; INVALID_ARGUMENT with the full log when compilation fails.
+tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
+                       NvrtcOutput output, std::string* out);
+
+// "libnvrtc.so.13 13.0", or "" without NVRTC. Part of the compile fingerprint.
+std::string NvrtcDescription();
+
+}  // namespace tg_cuda
+
+#endif  // TG_PLUGINS_CUDA_NVRTC_COMPILER_H_

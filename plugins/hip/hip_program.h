@@ -1,0 +1,31 @@
+// hip_program.h: the HIP plugin's program: a hipModule_t and its one hipFunction_t, built from
+// "hip-c" with hiprtc or loaded from an "hsaco" code object.
+#ifndef TG_PLUGINS_HIP_HIP_PROGRAM_H_
+#define TG_PLUGINS_HIP_HIP_PROGRAM_H_
+
+#include <string>
+
+#include "plugins/hip/hip_device.h"
+
+struct tg_program {
+  tg_device* device = nullptr;       // not owned; outlives the program
+  hipModule_t module = nullptr;      // owned: hipModuleUnload
+  hipFunction_t function = nullptr;
+  std::string entry;
+  std::string binary;  // the code object program_binary returns; lives until program_destroy
+};
+
+namespace tg_hip {
+
+// UNIMPLEMENTED for a device outside hiprtc's allow-list; INVALID_ARGUMENT with the hiprtc log
+// for a bad source; NOT_FOUND for a missing entry.
+tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
+// Only "hsaco"; a foreign or corrupt code object is FAILED_PRECONDITION.
+tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
+                      const char* entry, tg_program** out);
+tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);
+void ProgramDestroy(tg_program* program);  // waits for the stream, then unloads
+
+}  // namespace tg_hip
+
+#endif  // TG_PLUGINS_HIP_HIP_PROGRAM_H_

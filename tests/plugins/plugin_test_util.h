@@ -1,0 +1,67 @@
+// plugin_test_util.h: loading a plugin .so through its raw ABI table in a test, and checking the
+// tg_error objects it returns. Shared by the device-plugin tests in this directory.
+#ifndef TG_TESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
+#define TG_TESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
+
+#include <dlfcn.h>
+
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "plugins/abi/tg_plugin.h"
+
+namespace tg::testing {
+
+// dlopen()s |path| (relative to the runfiles root, with "./") and returns its table, or NULL
+// after a test failure that says why. The library is never closed (as the runtime does).
+inline const tg_plugin_api* LoadPluginApi(const char* path) {
+  void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    ADD_FAILURE() << dlerror();
+    return nullptr;
+  }
+  auto get = reinterpret_cast<tg_plugin_get_api_fn>(dlsym(lib, TG_PLUGIN_ENTRY_SYMBOL));
+  if (get == nullptr) {
+    ADD_FAILURE() << path << " lacks " << TG_PLUGIN_ENTRY_SYMBOL;
+    return nullptr;
+  }
+  EXPECT_EQ(get(TG_ABI_MAJOR + 1, 0), nullptr);  // another major: NULL, no crash
+  return get(TG_ABI_MAJOR, TG_ABI_MINOR);
+}
+
+// Finds the extension |name| in |api|'s chain, or NULL.
+inline const tg_ext* FindExtension(const tg_plugin_api* api, const char* name) {
+  for (const tg_ext* e = api->extensions; e != nullptr; e = e->next) {
+    if (e->name != nullptr && std::strcmp(e->name, name) == 0) return e;
+  }
+  return nullptr;
+}
+
+// Error checks bound to one plugin's table (errors must be freed by the plugin that made them).
+class ErrorChecker {
+ public:
+  explicit ErrorChecker(const tg_plugin_api* api) : api_(api) {}
+  // Fails the test with the plugin's message when |e| is an error; frees it.
+  void Ok(tg_error* e) const {
+    if (e == nullptr) return;
+    ADD_FAILURE() << api_->error_message(e);
+    api_->error_destroy(e);
+  }
+  // Expects an error with |code|; returns its message ("" when there was none).
+  std::string Err(tg_error* e, tg_code code) const {
+    EXPECT_NE(e, nullptr);
+    if (e == nullptr) return "";
+    EXPECT_EQ(api_->error_code(e), code) << api_->error_message(e);
+    std::string msg = api_->error_message(e);
+    api_->error_destroy(e);
+    return msg;
+  }
+
+ private:
+  const tg_plugin_api* api_;
+};
+
+}  // namespace tg::testing
+
+#endif  // TG_TESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
