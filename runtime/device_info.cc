@@ -40,6 +40,7 @@ DeviceInfo DeviceInfo::FromProps(const tg_device_props& p, std::string_view plug
   info.preferred_vector_width = std::max(1u, p.preferred_vector_width);
   info.compute_units = std::max(1u, p.compute_units);
   info.caps = p.caps;
+  info.device_type = p.device_type;
   info.source_dialects = StrList(p.source_dialects, p.num_source_dialects);
   info.binary_formats = StrList(p.binary_formats, p.num_binary_formats);
   return info;

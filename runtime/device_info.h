@@ -21,6 +21,7 @@ struct DeviceInfo {
   uint64_t global_mem_bytes = 0, max_alloc_bytes = 0, local_mem_bytes = 0, min_offset_align = 1;
   std::array<uint32_t, 3> max_group_size{1, 1, 1};
   uint32_t max_group_threads = 1, preferred_vector_width = 1, compute_units = 1, caps = 0;
+  uint32_t device_type = 0;  // TG_DEVICE_TYPE_*; 0 = the plugin did not say
   std::vector<std::string> source_dialects, binary_formats;
 
   bool SupportsDialect(std::string_view d) const;

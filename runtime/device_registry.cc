@@ -25,6 +25,17 @@ int Priority(const std::string& plugin) {
   return 3;
 }
 
+// Auto-selection order of an opened device: GPUs and accelerators (by plugin priority), then
+// devices of unknown type, then CPUs with our own CPU plugin first (an OpenCL CPU device such as
+// PoCL is a slower way to reach the same cores).
+std::pair<int, int> Rank(const DeviceInfo& d) {
+  switch (d.device_type) {
+    case TG_DEVICE_TYPE_GPU: case TG_DEVICE_TYPE_ACCELERATOR: return {0, Priority(d.plugin)};
+    case TG_DEVICE_TYPE_CPU: return {2, d.plugin == "CPU" ? 0 : 1};
+    default: return {1, Priority(d.plugin)};
+  }
+}
+
 // The name a plugin file would have ("libtg_acme.so" -> "ACME"), to match a requested device
 // against a plugin that failed before its table could be read.
 std::string NameFromPath(const std::string& path) {
@@ -154,19 +165,17 @@ absl::StatusOr<Device*> DeviceRegistry::DefaultDevice() {
 }
 
 absl::StatusOr<Device*> DeviceRegistry::DefaultLocked() {
-  std::vector<Entry*> order;
-  for (Entry& e : entries_) {
-    if (e.plugin != nullptr && e.device_count > 0) order.push_back(&e);
-  }
-  std::stable_sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
-    return Priority(a->plugin->name()) < Priority(b->plugin->name());
-  });
+  std::vector<Device*> candidates;
   std::vector<std::string> errors;
-  for (Entry* e : order) {
-    absl::StatusOr<Device*> d = OpenLocked(*e, 0);
-    if (d.ok()) return d;
-    errors.push_back(std::string(d.status().message()));
+  for (Entry& e : entries_) {
+    if (e.plugin == nullptr || e.device_count == 0) continue;
+    absl::StatusOr<Device*> d = OpenLocked(e, 0);
+    if (d.ok()) candidates.push_back(*d);
+    else errors.push_back(std::string(d.status().message()));
   }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const Device* a, const Device* b) { return Rank(a->info()) < Rank(b->info()); });
+  if (!candidates.empty()) return candidates.front();
   return absl::UnavailableError(absl::StrCat("no usable device; ", AvailableLocked(),
                                              errors.empty() ? "" : "; open errors: ", absl::StrJoin(errors, "; ")));
 }

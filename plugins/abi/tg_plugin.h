@@ -120,6 +120,12 @@ typedef struct tg_host_services {
 #define TG_CAP_TIMING (1u << 4)         /* event_timing_ns works for TG_LAUNCH_PROFILE launches */
 #define TG_CAP_UNIFIED_MEMORY (1u << 5) /* buffers are host-addressable */
 
+/* What kind of processor a device is. The host's automatic device choice prefers GPUs and
+ * accelerators, then devices of unknown type, then CPUs (its own CPU plugin first). */
+#define TG_DEVICE_TYPE_CPU 1u
+#define TG_DEVICE_TYPE_GPU 2u
+#define TG_DEVICE_TYPE_ACCELERATOR 3u
+
 typedef struct tg_device_props {
   uint64_t struct_size;
   const char* name;                /* "AMD EPYC 9B45 (avx512)", "NVIDIA H200" */
@@ -140,6 +146,8 @@ typedef struct tg_device_props {
   uint32_t num_binary_formats;
   uint32_t reserved0;
   const char* const* binary_formats;  /* "elf-so", "cubin", "hsaco", ... */
+  uint32_t device_type;               /* TG_DEVICE_TYPE_*; 0 = unknown */
+  uint32_t reserved1;
 } tg_device_props;
 
 /* ---------------------------------------------------------------------------------------------
@@ -350,7 +358,7 @@ TG_STATIC_ASSERT(offsetof(tg_plugin_api, struct_size) == 0, "struct_size first")
 TG_STATIC_ASSERT(offsetof(tg_plugin_api, error_code) == 32, "tg_plugin_api layout");
 TG_STATIC_ASSERT(offsetof(tg_plugin_api, extensions) == 256, "tg_plugin_api layout");
 TG_STATIC_ASSERT(sizeof(tg_plugin_api) == 264, "tg_plugin_api 1.0 size");
-TG_STATIC_ASSERT(sizeof(tg_device_props) == 128, "tg_device_props 1.0 size");
+TG_STATIC_ASSERT(sizeof(tg_device_props) == 136, "tg_device_props 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_arg) == 32, "tg_arg layout");
 TG_STATIC_ASSERT(sizeof(tg_launch_args) == 80, "tg_launch_args 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_compile_args) == 64, "tg_compile_args 1.0 size");

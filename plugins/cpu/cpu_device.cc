@@ -92,6 +92,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.source_dialects = device->dialects;
   p.num_binary_formats = 1;
   p.binary_formats = device->formats;
+  p.device_type = TG_DEVICE_TYPE_CPU;
   WriteSized(p, inout);
   return nullptr;
 }
