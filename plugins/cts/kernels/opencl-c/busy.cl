@@ -1,0 +1,6 @@
+/* out[0] = x after |iters| LCG steps from 1: a serial chain whose run time grows with iters. */
+__kernel void busy(__global uint* out, int iters) {
+  uint x = 1;
+  for (int i = 0; i < iters; ++i) x = x * 1664525u + 1013904223u;
+  out[0] = x;
+}

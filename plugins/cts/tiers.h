@@ -1,0 +1,20 @@
+// tiers.h: the case lists of the five CTS tiers, one file each (ABI_NOTES §7.6).
+// The runner runs them in this order; a tier's cases run in the order listed.
+#ifndef TG_PLUGINS_CTS_TIERS_H_
+#define TG_PLUGINS_CTS_TIERS_H_
+
+#include <vector>
+
+#include "plugins/cts/cts_case.h"
+
+namespace tg_cts {
+
+std::vector<Case> Tier0AbiCases();         // tier0_abi.cc: exports, versioning, struct_size, errors
+std::vector<Case> Tier1MemoryCases();      // tier1_memory.cc: alloc, copies, leaks
+std::vector<Case> Tier2ProgramCases();     // tier2_programs.cc: the corpus per declared dialect
+std::vector<Case> Tier3ExecutionCases();   // tier3_execution.cc: ordering, events, timing
+std::vector<Case> Tier4RobustnessCases();  // tier4_robustness.cc: threads, teardown, re-init
+
+}  // namespace tg_cts
+
+#endif  // TG_PLUGINS_CTS_TIERS_H_
