@@ -25,7 +25,8 @@ bool Subset(const RangeSet& inner, const RangeSet& outer) {
 int64_t RangeId(const UOpRef& r) { return r->arg_as<int64_t>(); }
 
 // The identity element of a reduction: what the accumulator starts from.
-UOpRef ReduceIdentity(Ops op, DType dtype) {
+UOpRef ReduceIdentity(Ops op, DType vector_dtype) {
+  DType dtype = vector_dtype.base();  // a vector accumulator starts with every lane at identity
   switch (op) {
     case Ops::kAdd: return UOp::Const(dtype, int64_t{0});
     case Ops::kMul: return UOp::Const(dtype, int64_t{1});
@@ -40,6 +41,8 @@ class Linearizer {
  public:
   std::vector<UOpRef> Run(const UOpRef& sink) {
     scopes_.emplace_back();
+    for (const UOpRef& u : sink->toposort())
+      if (u->op() == Ops::kReduce) all_reduces_.push_back(u);
     std::vector<UOpRef> loops;  // the output loops every store runs in, outermost first
     for (const UOpRef& u : sink->toposort())
       if (u->op() == Ops::kRange && !IsReduceRange(u, sink)) loops.push_back(u);
@@ -135,21 +138,42 @@ class Linearizer {
     Push(u);
   }
 
+  // Reduces over the same loops with independent values share one loop nest (the accumulators
+  // of a register tile); |reduce| is emitted with every such sibling not emitted yet.
+  std::vector<UOpRef> SiblingsOf(const UOpRef& reduce) {
+    std::vector<UOpRef> group{reduce};
+    if (ContainsReduce(reduce->src(0))) return group;
+    for (const UOpRef& other : all_reduces_) {
+      if (other == reduce || Visible(other.get()) || ContainsReduce(other->src(0))) continue;
+      if (!std::equal(other->src().begin() + 1, other->src().end(), reduce->src().begin() + 1,
+                      reduce->src().end()))
+        continue;
+      if (Subset(Ranges(other), open_)) group.push_back(other);
+    }
+    return group;
+  }
+
   void EmitReduce(const UOpRef& reduce) {
-    const UOpRef& value = reduce->src(0);
-    Ops op = reduce->arg_as<ReduceArg>().op;
-    UOpRef acc = UOp::Make(Ops::kDefineAcc, reduce->dtype(),
-                           {ReduceIdentity(op, reduce->dtype()), reduce}, next_acc_++);
-    Emit(acc->src(0));
-    Push(acc);
+    std::vector<UOpRef> group = SiblingsOf(reduce);
+    std::vector<UOpRef> accs, values;
+    for (const UOpRef& r : group) {
+      Ops op = r->arg_as<ReduceArg>().op;
+      UOpRef acc = UOp::Make(Ops::kDefineAcc, r->dtype(), {ReduceIdentity(op, r->dtype()), r}, next_acc_++);
+      Emit(acc->src(0));
+      Push(acc);
+      accs.push_back(acc);
+      values.push_back(r->src(0));
+    }
     std::vector<UOpRef> loops(reduce->src().begin() + 1, reduce->src().end());
-    OpenLoops(loops, value);
-    Emit(value);
-    UOpRef updated = UOp::Make(op, reduce->dtype(), {acc, value});
-    Push(updated);
-    Push(UOp::Make(Ops::kAssign, reduce->dtype(), {acc, updated}));
+    OpenLoops(loops, UOp::Sink(values));
+    for (const UOpRef& v : values) Emit(v);
+    for (size_t i = 0; i < group.size(); ++i) {
+      UOpRef updated = UOp::Make(group[i]->arg_as<ReduceArg>().op, group[i]->dtype(), {accs[i], values[i]});
+      Push(updated);
+      Push(UOp::Make(Ops::kAssign, group[i]->dtype(), {accs[i], updated}));
+    }
     CloseLoops(loops);
-    Push(reduce);
+    for (const UOpRef& r : group) Push(r);
   }
 
   std::vector<UOpRef> out_;
@@ -158,6 +182,7 @@ class Linearizer {
   absl::flat_hash_map<const UOp*, RangeSet> ranges_;
   absl::flat_hash_map<const UOp*, bool> has_reduce_;
   absl::flat_hash_set<const UOp*> reduce_ranges_;
+  std::vector<UOpRef> all_reduces_;
   int64_t next_acc_ = 0;
 };
 

@@ -7,31 +7,10 @@
 #include "compiler/buffer_node.h"
 #include "compiler/rangeify.h"
 #include "ir/error.h"
+#include "ir/substitute.h"
 
 namespace tg::compiler {
 namespace {
-
-using NodeMap = absl::flat_hash_map<const UOp*, UOpRef>;
-
-// |root| with every node that |replace| names swapped for its replacement (which is not entered).
-UOpRef Substitute(const UOpRef& root, const NodeMap& replace) {
-  NodeMap done;
-  for (const UOpRef& u : root->toposort()) {
-    if (auto it = replace.find(u.get()); it != replace.end()) {
-      done[u.get()] = it->second;
-      continue;
-    }
-    std::vector<UOpRef> src;
-    bool changed = false;
-    for (const UOpRef& s : u->src()) {
-      const UOpRef& now = done.at(s.get());
-      changed = changed || now != s;
-      src.push_back(now);
-    }
-    done[u.get()] = changed ? u->replace_src(std::move(src)) : u;
-  }
-  return done.at(root.get());
-}
 
 class Scheduler {
  public:

@@ -16,6 +16,7 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "REDUCE", "CONST",
     "RANGE", "END", "IF", "ENDIF", "BARRIER",
     "INDEX", "LOAD", "STORE", "ASSIGN",
+    "VECTORIZE", "GEP",
     "CONTIGUOUS", "DETACH", "COPY", "SINK", "KERNEL", "NOOP",
 };
 static_assert(kOpNames.back() == "NOOP");

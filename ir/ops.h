@@ -24,6 +24,8 @@ enum class Ops : uint8_t {
   kRange, kEnd, kIf, kEndIf, kBarrier,
   // memory
   kIndex, kLoad, kStore, kAssign,
+  // vectors (codegen): VECTORIZE(lanes...) builds one, GEP(vector, arg=lane) reads a lane
+  kVectorize, kGep,
   // scheduler / structure
   kContiguous, kDetach, kCopy, kSink, kKernel, kNoop,
 };

@@ -4,7 +4,11 @@
 #include <cstdio>
 
 #include "absl/strings/str_join.h"
+#include "compiler/codegen/expander.h"
 #include "compiler/codegen/gpudims.h"
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
+#include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
 #include "compiler/render/renderer.h"
 #include "ir/env.h"
@@ -20,6 +24,32 @@ const Renderer& PickRenderer(const runtime::DeviceInfo& device) {
   throw Error("device " + device.name + " accepts dialects [" +
               absl::StrJoin(device.source_dialects, ", ") +
               "], none of which this compiler renders (it renders: c)");
+}
+
+bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
+
+// Removes the UPCAST/UNROLL loops: the first becomes SIMD vectors when the renderer has them and
+// its extent fits a vector, the rest are unrolled copies.
+UOpRef ExpandAxes(const Kernel& k, bool vectors) {
+  UOpRef sink = k.ast();
+  UOpRef vector_axis;
+  for (const Kernel::Axis& a : k.axes()) {
+    if (!IsExpanded(a.type)) continue;
+    int64_t n = a.extent();
+    if (!vector_axis && vectors && n >= 2 && n <= 16 && (n & (n - 1)) == 0) {
+      vector_axis = a.range;
+      continue;
+    }
+    sink = a.type == AxisType::kUpcast ? UnrollOutputAxis(sink, a.range) : UnrollReduceAxis(sink, a.range);
+  }
+  return vector_axis ? VectorizeAxis(sink, vector_axis) : sink;
+}
+
+void PrintLinear(const std::string& name, const std::vector<UOpRef>& ops) {
+  std::fprintf(stderr, "--- %s linearized ---\n", name.c_str());
+  for (size_t i = 0; i < ops.size(); ++i)
+    std::fprintf(stderr, "%4zu %-12s %-10s %s\n", i, std::string(OpName(ops[i]->op())).c_str(),
+                 ops[i]->dtype().name().c_str(), ArgString(ops[i]->arg()).c_str());
 }
 
 }  // namespace
@@ -43,15 +73,20 @@ GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& dev
   const Renderer& renderer = PickRenderer(device);
   GeneratedKernel kernel;
   kernel.name = KernelName(ast);
-  UOpRef sink = AddGpuDims(Simplify(ast), kernel.dims.num_groups);
+  Kernel k(Simplify(ast));
+  TargetInfo target = TargetFor(device);
+  target.vectors = target.vectors && renderer.dialect() == "c";
+  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
+  if (DebugLevel() >= 3 && !k.applied().empty()) {
+    std::vector<std::string> opts;
+    for (const Opt& o : k.applied()) opts.push_back(o.str());
+    std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
+  }
+  UOpRef sink = ExpandAxes(k, target.vectors);
+  sink = AddGpuDims(sink, k.RangesOf(AxisType::kGlobal), k.RangesOf(AxisType::kLocal), kernel.dims);
   if (DebugLevel() >= 5) std::fprintf(stderr, "--- %s kernel AST ---\n%s\n", kernel.name.c_str(), sink->str().c_str());
   std::vector<UOpRef> ops = Linearize(sink);
-  if (DebugLevel() >= 6) {
-    std::fprintf(stderr, "--- %s linearized ---\n", kernel.name.c_str());
-    for (size_t i = 0; i < ops.size(); ++i)
-      std::fprintf(stderr, "%4zu %-12s %-8s %s\n", i, std::string(OpName(ops[i]->op())).c_str(),
-                   ops[i]->dtype().name().c_str(), ArgString(ops[i]->arg()).c_str());
-  }
+  if (DebugLevel() >= 6) PrintLinear(kernel.name, ops);
   kernel.source = {std::string(renderer.dialect()), renderer.Render(kernel.name, ops), kernel.name};
   return kernel;
 }

@@ -1,49 +1,34 @@
 #include "compiler/codegen/gpudims.h"
 
 #include <limits>
+#include <string>
 
-#include "ir/pattern_matcher.h"
+#include "ir/substitute.h"
 
 namespace tg::compiler {
 namespace {
 
-struct GpuDimsContext {
-  const UOp* loop;
-  UOpRef special;
-};
+constexpr size_t kMaxDims = 3;
 
-// The output loop with the smallest id: rangeify numbers output axes first, outermost first.
-UOpRef OutermostOutputLoop(const UOpRef& sink) {
-  UOpRef best;
-  for (const UOpRef& store : sink->src())
-    for (const UOpRef& u : store->src(0)->toposort())
-      if (u->op() == Ops::kRange && (!best || u->arg_as<int64_t>() < best->arg_as<int64_t>()))
-        best = u;
-  return best;
-}
-
-const PatternMatcher& ReplaceLoopRules() {
-  static const PatternMatcher* rules = new PatternMatcher({
-      {Pat::Op(Ops::kRange, {}, "r").allow_any_len(),
-       [](const Match& m) -> UOpRef {
-         auto& ctx = m.ctx<GpuDimsContext>();
-         return m["r"].get() == ctx.loop ? ctx.special : nullptr;
-       }},
-  });
-  return *rules;
+void MapLoops(const std::vector<UOpRef>& loops, const std::string& prefix, std::array<uint32_t, 3>& extents,
+              NodeMap& replace) {
+  extents = {1, 1, 1};
+  for (size_t i = 0; i < loops.size() && i < kMaxDims; ++i) {
+    int64_t extent = loops[i]->src(0)->const_int();
+    if (extent > std::numeric_limits<uint32_t>::max()) break;  // too big for a grid: stays a loop
+    extents[i] = static_cast<uint32_t>(extent);
+    replace[loops[i].get()] = UOp::Special(prefix + std::to_string(i), extent, loops[i]->dtype());
+  }
 }
 
 }  // namespace
 
-UOpRef AddGpuDims(const UOpRef& sink, std::array<uint32_t, 3>& num_groups) {
-  num_groups = {1, 1, 1};
-  UOpRef loop = OutermostOutputLoop(sink);
-  if (!loop) return sink;
-  int64_t extent = loop->src(0)->const_int();
-  if (extent > std::numeric_limits<uint32_t>::max()) return sink;  // stays a loop
-  num_groups[0] = static_cast<uint32_t>(extent);
-  GpuDimsContext ctx{loop.get(), UOp::Special("gidx0", extent, loop->dtype())};
-  return graph_rewrite(sink, ReplaceLoopRules(), &ctx);
+UOpRef AddGpuDims(const UOpRef& sink, const std::vector<UOpRef>& globals, const std::vector<UOpRef>& locals,
+                  runtime::LaunchDims& dims) {
+  NodeMap replace;
+  MapLoops(globals, "gidx", dims.num_groups, replace);
+  MapLoops(locals, "lidx", dims.group_size, replace);
+  return Substitute(sink, replace);
 }
 
 }  // namespace tg::compiler

@@ -1,18 +1,20 @@
-// Launch dimensions: maps a kernel's outermost output loop onto workgroup ids (SPECIAL gidx0).
-// A codegen step of DESIGN §2, run after rangeify and before linearize.
+// Launch dimensions: turns a kernel's GLOBAL and LOCAL loops into workgroup and work-item ids.
+// A codegen step of DESIGN §2, run after opts and expansion, before linearize.
 #ifndef TG_COMPILER_CODEGEN_GPUDIMS_H_
 #define TG_COMPILER_CODEGEN_GPUDIMS_H_
 
-#include <array>
-#include <cstdint>
+#include <vector>
 
 #include "ir/uop.h"
+#include "runtime/device.h"
 
 namespace tg::compiler {
 
-// Returns |sink| with its outermost output RANGE replaced by SPECIAL "gidx0" and sets
-// |num_groups| to the launch grid (1 when the kernel has no output loop).
-UOpRef AddGpuDims(const UOpRef& sink, std::array<uint32_t, 3>& num_groups);
+// Returns |sink| with globals[i] replaced by SPECIAL "gidx<i>" and locals[i] by "lidx<i>" (at most
+// three of each; further ones stay loops) and sets |dims| to the grid: num_groups from the
+// globals, group_size from the locals.
+UOpRef AddGpuDims(const UOpRef& sink, const std::vector<UOpRef>& globals, const std::vector<UOpRef>& locals,
+                  runtime::LaunchDims& dims);
 
 }  // namespace tg::compiler
 

@@ -6,9 +6,11 @@
 
 namespace tg::compiler {
 
+std::string CRenderer::Prelude() const { return TG_C_DIALECT_PRELUDE; }
+
 std::string CRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                                     const std::vector<bool>& written) const {
-  std::string text = TG_C_DIALECT_PRELUDE;
+  std::string text;
   absl::StrAppend(&text, "int32_t ", name,
                   "(const tg_c_dispatch_state* restrict d, const tg_c_workgroup_state* restrict w) {\n");
   for (size_t i = 0; i < buffers.size(); ++i) {

@@ -12,6 +12,7 @@ class CRenderer : public CStyleRenderer {
   std::string_view dialect() const override { return "c"; }
 
  protected:
+  std::string Prelude() const override;
   std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                            const std::vector<bool>& written) const override;
   std::string KernelSuffix() const override;

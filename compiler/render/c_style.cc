@@ -3,9 +3,11 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -36,6 +38,8 @@ std::string IntLiteral(int64_t v, DType dtype) {
     default: return "((" + std::string(dtype.is_bool() ? "_Bool" : "") + ")" + text + ")";
   }
 }
+
+bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
 
 std::string Binary(const std::string& a, const char* op, const std::string& b) {
   return absl::StrCat("(", a, op, b, ")");
@@ -68,6 +72,7 @@ UseInfo AnalyzeUses(const std::vector<UOpRef>& ops) {
 }  // namespace
 
 std::string CStyleRenderer::TypeName(DType dtype) const {
+  if (dtype.count() > 1) return VectorTypeName(dtype);
   switch (dtype.scalar()) {
     case ScalarType::kBool: return "_Bool";
     case ScalarType::kInt8: return "int8_t";
@@ -108,6 +113,7 @@ std::string CStyleRenderer::MathCall(std::string_view fn, DType dtype, const std
 
 std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
   DType dt = u->dtype();
+  if (dt.count() > 1) return VectorAluExpr(u, a);
   switch (u->op()) {
     case Ops::kAdd: return Binary(a[0], "+", a[1]);
     case Ops::kMul: return Binary(a[0], "*", a[1]);
@@ -124,6 +130,7 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kShr: return Binary(a[0], ">>", a[1]);
     case Ops::kWhere: return absl::StrCat("(", a[0], "?", a[1], ":", a[2], ")");
     case Ops::kMulAcc: return absl::StrCat("((", a[0], "*", a[1], ")+", a[2], ")");
+    case Ops::kGep: return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
     case Ops::kNeg: return dt.is_bool() ? "(!" + a[0] + ")" : "(-" + a[0] + ")";
     case Ops::kReciprocal: return absl::StrCat("((", TypeName(dt), ")1/", a[0], ")");
     case Ops::kExp2: return MathCall("exp2", dt, a[0]);
@@ -137,6 +144,62 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
                           " _d; __builtin_memcpy(&_d, &_s, sizeof(_d)); _d;})");
     default:
       throw Error("render: no C spelling for " + std::string(OpName(u->op())));
+  }
+}
+
+std::string CStyleRenderer::VectorTypeName(DType dtype) const {
+  // Comparisons of 32-bit lanes give 32-bit masks (0 / -1), GCC's vector boolean.
+  if (dtype.is_bool()) return "tg_mask_" + std::to_string(dtype.count());
+  return "tg_" + TypeName(dtype.base()) + "_" + std::to_string(dtype.count());
+}
+
+std::string CStyleRenderer::VectorTypedefs(const std::vector<UOpRef>& ops) const {
+  std::set<std::pair<std::string, std::string>> seen;  // (name, definition), sorted for stable source
+  for (const UOpRef& u : ops) {
+    if (u->dtype().count() <= 1) continue;
+    // Every lane count gets its mask type too: MAX and WHERE select lanes through one.
+    for (DType d : {u->dtype(), dtypes::bool_.vec(u->dtype().count())}) {
+    int lane_bytes = d.is_bool() ? 4 : d.base().itemsize();
+    std::string lane = d.is_bool() ? "int32_t" : TypeName(d.base());
+    // aligned(lane) lets a vector load or store start at any element.
+    seen.emplace(VectorTypeName(d), absl::StrCat("typedef ", lane, " ", VectorTypeName(d), " __attribute__((vector_size(",
+                                                 lane_bytes * d.count(), "), aligned(", lane_bytes, ")));\n"));
+    }
+  }
+  std::string out;
+  for (const auto& [name, def] : seen) out += def;
+  return out;
+}
+
+// A vector of |dtype| from |x|, which may be a scalar (GCC broadcasts a scalar added to a zero vector).
+static std::string AsVector(const UOpRef& src, const std::string& x, const std::string& type) {
+  return IsVector(src) ? x : absl::StrCat("((", type, "){0}+", x, ")");
+}
+
+std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
+  std::string t = TypeName(u->dtype());
+  auto select = [&](const std::string& mask, const UOpRef& x, const std::string& xs, const UOpRef& y,
+                    const std::string& ys) {
+    std::string m = VectorTypeName(dtypes::bool_.vec(u->dtype().count()));
+    return absl::StrCat("((", t, ")(((", m, ")", AsVector(x, xs, t), "&(", mask, "))|((", m, ")", AsVector(y, ys, t),
+                        "&~(", mask, "))))");
+  };
+  switch (u->op()) {
+    case Ops::kAdd: return Binary(a[0], "+", a[1]);
+    case Ops::kMul: return Binary(a[0], "*", a[1]);
+    case Ops::kFdiv: return Binary(a[0], "/", a[1]);
+    case Ops::kNeg: return "(-" + a[0] + ")";
+    case Ops::kCmpLt: return Binary(a[0], "<", a[1]);
+    case Ops::kCmpNe: return Binary(a[0], "!=", a[1]);
+    case Ops::kCmpEq: return Binary(a[0], "==", a[1]);
+    case Ops::kMax: return select(Binary(a[0], "<", a[1]), u->src(1), a[1], u->src(0), a[0]);
+    case Ops::kWhere:
+      if (!IsVector(u->src(0)))
+        return absl::StrCat("(", a[0], "?", AsVector(u->src(1), a[1], t), ":", AsVector(u->src(2), a[2], t), ")");
+      return select(a[0], u->src(1), a[1], u->src(2), a[2]);
+    case Ops::kGep: return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
+    default:
+      throw Error("render: no vector C spelling for " + std::string(OpName(u->op())));
   }
 }
 
@@ -186,18 +249,30 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kEnd: --depth; line("}"); break;
       case Ops::kDefineAcc: {
         std::string var = absl::StrCat("acc", u->arg_as<int64_t>());
-        line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", of(u->src(0)), ";"));
+        std::string init = IsVector(u) ? AsVector(u->src(0), of(u->src(0)), TypeName(u->dtype())) : of(u->src(0));
+        line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", init, ";"));
         expr[u.get()] = var;
         acc_of_reduce[u->src(1).get()] = var;
         break;
       }
       case Ops::kAssign: line(absl::StrCat(of(u->src(0)), " = ", of(u->src(1)), ";")); break;
       case Ops::kReduce: expr[u.get()] = acc_of_reduce.at(u.get()); break;
-      case Ops::kIndex: expr[u.get()] = absl::StrCat(of(u->src(0)), "[", of(u->src(1)), "]"); break;
+      case Ops::kIndex:
+        expr[u.get()] = IsVector(u) ? absl::StrCat("(*(", TypeName(u->dtype()), "*)(", of(u->src(0)), "+", of(u->src(1)), "))")
+                                    : absl::StrCat(of(u->src(0)), "[", of(u->src(1)), "]");
+        break;
+      case Ops::kVectorize: {
+        std::vector<std::string> lanes;
+        for (const UOpRef& l : u->src()) lanes.push_back(of(l));
+        std::string value = absl::StrCat("((", TypeName(u->dtype()), "){", absl::StrJoin(lanes, ","), "})");
+        if (info.uses[u.get()] > 1 || info.used_deeper[u.get()]) declare(u, "vec", value);
+        else expr[u.get()] = value;
+        break;
+      }
       case Ops::kLoad: {
         const UOpRef& gate = u->src(0)->src(2);
         std::string value = gate->is_const_value(true) ? of(u->src(0))
-            : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":(", TypeName(u->dtype()), ")0)");
+            : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":(", TypeName(u->dtype()), "){0})");
         declare(u, "val", value);
         break;
       }
@@ -216,7 +291,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
     }
   }
-  return KernelPrefix(name, buffers, written) + body + KernelSuffix();
+  return Prelude() + VectorTypedefs(ops) + KernelPrefix(name, buffers, written) + body + KernelSuffix();
 }
 
 }  // namespace tg::compiler

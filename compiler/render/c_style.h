@@ -22,7 +22,9 @@ class CStyleRenderer : public Renderer {
   std::string Literal(const UOpRef& constant) const;
 
  protected:
-  // The text before the kernel body: includes, declarations, signature and opening brace.
+  // Includes and declarations every kernel of the dialect starts with.
+  virtual std::string Prelude() const = 0;
+  // The text before the kernel body after the prelude: signature and opening brace.
   // |buffers| are the DEFINE_GLOBALs in parameter order; |written| says which are stored to.
   virtual std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                                    const std::vector<bool>& written) const = 0;
@@ -33,6 +35,10 @@ class CStyleRenderer : public Renderer {
   virtual std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const;
 
   std::string AluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
+  // GCC vector extension types ("tg_float_16") and the ops the vectorizer leaves as vectors.
+  std::string VectorTypeName(DType dtype) const;
+  std::string VectorTypedefs(const std::vector<UOpRef>& ops) const;
+  std::string VectorAluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
 };
 
 }  // namespace tg::compiler

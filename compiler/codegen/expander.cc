@@ -1,0 +1,48 @@
+#include "compiler/codegen/expander.h"
+
+#include "ir/substitute.h"
+#include "ir/symbolic.h"
+
+namespace tg::compiler {
+namespace {
+
+UOpRef Lane(const UOpRef& u, const UOpRef& range, int64_t value) {
+  return Substitute(u, {{range.get(), UOp::Const(range->dtype(), value)}});
+}
+
+}  // namespace
+
+UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b) { return UOp::Make(op, a->dtype(), {a, b}); }
+
+UOpRef UnrollOutputAxis(const UOpRef& sink, const UOpRef& range) {
+  int64_t extent = range->src(0)->const_int();
+  std::vector<UOpRef> stores;
+  for (const UOpRef& store : sink->src())
+    for (int64_t c = 0; c < extent; ++c) stores.push_back(Lane(store, range, c));
+  return Simplify(UOp::Sink(std::move(stores)));
+}
+
+UOpRef UnrollReduceAxis(const UOpRef& sink, const UOpRef& range) {
+  int64_t extent = range->src(0)->const_int();
+  NodeMap done;
+  for (const UOpRef& u : sink->toposort()) {
+    std::vector<UOpRef> src;
+    for (const UOpRef& s : u->src()) src.push_back(done.at(s.get()));
+    bool over_range = u->op() == Ops::kReduce &&
+                      std::find(u->src().begin() + 1, u->src().end(), range) != u->src().end();
+    if (!over_range) {
+      done[u.get()] = u->replace_src(std::move(src));
+      continue;
+    }
+    Ops op = u->arg_as<ReduceArg>().op;
+    UOpRef folded = Lane(src[0], range, 0);
+    for (int64_t c = 1; c < extent; ++c) folded = CombineReduced(op, folded, Lane(src[0], range, c));
+    std::vector<UOpRef> kept{folded};
+    for (size_t i = 1; i < src.size(); ++i)
+      if (src[i] != range) kept.push_back(src[i]);
+    done[u.get()] = kept.size() == 1 ? folded : UOp::Make(Ops::kReduce, u->dtype(), std::move(kept), u->arg());
+  }
+  return Simplify(done.at(sink.get()));
+}
+
+}  // namespace tg::compiler

@@ -1,0 +1,22 @@
+// Expander: removes UPCAST/UNROLL loops by copying the work once per value of the loop.
+// A codegen step of DESIGN §2 after opts; the vectorizer handles the one axis it can vectorize.
+#ifndef TG_COMPILER_CODEGEN_EXPANDER_H_
+#define TG_COMPILER_CODEGEN_EXPANDER_H_
+
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+// Every STORE of |sink| becomes one store per value of |range| (an UPCAST output loop).
+UOpRef UnrollOutputAxis(const UOpRef& sink, const UOpRef& range);
+
+// Every REDUCE over |range| (an UNROLL reduce loop) folds the copies of its value, one per value
+// of |range|, with its own op, and no longer loops over |range|.
+UOpRef UnrollReduceAxis(const UOpRef& sink, const UOpRef& range);
+
+// The REDUCE op that combines two partial results: ADD, MUL or MAX.
+UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b);
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_CODEGEN_EXPANDER_H_

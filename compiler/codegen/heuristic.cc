@@ -1,0 +1,129 @@
+#include "compiler/codegen/heuristic.h"
+
+#include <algorithm>
+
+namespace tg::compiler {
+namespace {
+
+struct Access {
+  UOpRef index;  // linear element index
+  bool is_store;
+};
+
+std::vector<Access> Accesses(const UOpRef& ast) {
+  std::vector<Access> out;
+  for (const UOpRef& u : ast->toposort()) {
+    if (u->op() == Ops::kLoad) out.push_back({u->src(0)->src(1), false});
+    if (u->op() == Ops::kStore) out.push_back({u->src(0)->src(1), true});
+  }
+  return out;
+}
+
+int FindAxis(const Kernel& k, const UOpRef& range) {
+  for (size_t i = 0; i < k.axes().size(); ++i)
+    if (k.axes()[i].range == range) return static_cast<int>(i);
+  return -1;
+}
+
+DType StoredDType(const UOpRef& ast) { return ast->src(0)->src(0)->dtype(); }
+
+// SIMD along an output axis the store walks contiguously (elementwise kernels, matmul columns).
+bool UpcastContiguousOutput(Kernel& k, int lanes) {
+  const Access store = Accesses(k.ast()).back();
+  for (int i = static_cast<int>(k.axes().size()) - 1; i >= 0; --i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
+    if (a.extent() % lanes != 0 || Kernel::Stride(store.index, a.range) != 1) continue;
+    k.Apply({OptOp::kUpcast, i, lanes});
+    return true;
+  }
+  return false;
+}
+
+// SIMD along a reduce axis the loads walk contiguously (row sums, softmax, full reductions).
+bool UnrollContiguousReduce(Kernel& k, int lanes) {
+  for (size_t i = 0; i < k.axes().size(); ++i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kReduce || a.extent() % lanes != 0) continue;
+    bool contiguous = false;
+    for (const Access& acc : Accesses(k.ast()))
+      if (!acc.is_store && Kernel::Stride(acc.index, a.range) == 1) contiguous = true;
+    if (!contiguous) continue;
+    k.Apply({OptOp::kUnroll, static_cast<int>(i), lanes});
+    return true;
+  }
+  return false;
+}
+
+// Register tiling for kernels that reduce: an output axis that some load does not move along
+// (stride 0) lets one loaded value serve several outputs, as a row of A serves a matmul tile.
+void UpcastReusedOutput(Kernel& k) {
+  if (k.RangesOf(AxisType::kReduce).empty()) return;
+  for (size_t i = 0; i < k.axes().size(); ++i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
+    if (a.extent() % 4 != 0 || a.extent() < 8) continue;
+    bool reused = false;
+    for (const Access& acc : Accesses(k.ast()))
+      if (!acc.is_store && Kernel::Stride(acc.index, a.range) == 0) reused = true;
+    if (reused) return k.Apply({OptOp::kUpcast, static_cast<int>(i), 4});
+  }
+}
+
+// A second vector of outputs per row of the tile: two accumulators per loaded broadcast value.
+void WidenVectorTile(Kernel& k, int lanes) {
+  if (k.RangesOf(AxisType::kReduce).empty()) return;
+  const Access store = Accesses(k.ast()).back();
+  for (size_t i = 0; i < k.axes().size(); ++i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
+    if (a.extent() % 2 != 0 || Kernel::Stride(store.index, a.range) != lanes) continue;
+    return k.Apply({OptOp::kUpcast, static_cast<int>(i), 2});
+  }
+}
+
+int64_t WorkPerGroup(const Kernel& k) {
+  int64_t work = 1;
+  for (const auto& a : k.axes())
+    if (a.type != AxisType::kGlobal) work *= a.extent();
+  return work;
+}
+
+// Groups too small to pay for their dispatch take a slice of the global axis as a loop.
+void CoarsenGroups(Kernel& k, const TargetInfo& target) {
+  constexpr int64_t kMinWorkPerGroup = 8192;
+  auto globals = k.RangesOf(AxisType::kGlobal);
+  if (globals.empty()) return;
+  int axis = FindAxis(k, globals.front());
+  int64_t extent = k.axes()[axis].extent(), work = WorkPerGroup(k);
+  for (int64_t d = 2; d <= extent; ++d) {
+    if (extent % d != 0) continue;
+    if (extent / d < target.cores * 4) return;
+    if (work * d >= kMinWorkPerGroup) return k.Apply({OptOp::kThread, axis, d});
+  }
+}
+
+}  // namespace
+
+TargetInfo TargetFor(const runtime::DeviceInfo& device) {
+  TargetInfo t;
+  t.vector_bytes = static_cast<int>(std::max<uint32_t>(device.preferred_vector_width, 1) * 4);
+  t.cores = static_cast<int>(std::max<uint32_t>(device.compute_units, 1));
+  t.vectors = device.SupportsDialect("c");
+  return t;
+}
+
+void ApplyHeuristic(Kernel& k, const TargetInfo& target) {
+  int lanes = std::clamp(target.vector_bytes / std::max(StoredDType(k.ast()).itemsize(), 1), 1, 16);
+  if (target.vectors && lanes > 1) {
+    if (UpcastContiguousOutput(k, lanes)) {
+      UpcastReusedOutput(k);
+      WidenVectorTile(k, lanes);
+    } else {
+      UnrollContiguousReduce(k, lanes);
+    }
+  }
+  CoarsenGroups(k, target);
+}
+
+}  // namespace tg::compiler

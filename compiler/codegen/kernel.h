@@ -1,0 +1,52 @@
+// Kernel: a kernel AST being optimized, with the role (AxisType) of each of its loops.
+// Opts split loops here; expander, vectorizer and gpudims then lower the roles (DESIGN §5).
+#ifndef TG_COMPILER_CODEGEN_KERNEL_H_
+#define TG_COMPILER_CODEGEN_KERNEL_H_
+
+#include <optional>
+#include <vector>
+
+#include "compiler/codegen/opt.h"
+#include "ir/uop.h"
+
+namespace tg::compiler {
+
+class Kernel {
+ public:
+  struct Axis {
+    UOpRef range;
+    AxisType type;
+    int64_t extent() const { return range->src(0)->const_int(); }
+  };
+
+  // |ast| is a SINK of STOREs from rangeify. Output loops start as kLoop, the first as kGlobal;
+  // reduce loops as kReduce.
+  explicit Kernel(const UOpRef& ast);
+
+  const UOpRef& ast() const { return ast_; }
+  const std::vector<Axis>& axes() const { return axes_; }
+  const std::vector<Opt>& applied() const { return applied_; }
+  std::vector<UOpRef> RangesOf(AxisType type) const;
+
+  // Applies |opt| or throws tg::Error saying why it is illegal (no such axis, wrong kind of
+  // axis, amount does not divide the extent).
+  void Apply(const Opt& opt);
+
+  // How far apart consecutive values of |range| put the index of |index_expr| (an int
+  // expression), or nullopt when that distance is not one constant.
+  static std::optional<int64_t> Stride(const UOpRef& index_expr, const UOpRef& range);
+
+ private:
+  // Splits axis |axis| into outer (extent / amount, same type) and inner (amount, |inner|); the
+  // inner axis goes last in axes(). Loops are renumbered so ids follow axes() order.
+  void Split(int axis, int64_t amount, AxisType inner);
+  void Renumber();
+
+  UOpRef ast_;
+  std::vector<Axis> axes_;
+  std::vector<Opt> applied_;
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_CODEGEN_KERNEL_H_

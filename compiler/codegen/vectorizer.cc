@@ -1,0 +1,147 @@
+#include "compiler/codegen/vectorizer.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "compiler/codegen/expander.h"
+#include "ir/substitute.h"
+#include "ir/symbolic.h"
+
+namespace tg::compiler {
+namespace {
+
+bool Is32Bit(DType d) { return d.base().itemsize() == 4; }
+
+// Ops the C dialect computes on GCC vector types directly. Everything else runs per lane.
+bool VectorizableAlu(Ops op, DType operand) {
+  switch (op) {
+    case Ops::kAdd: case Ops::kMul: case Ops::kFdiv: return true;
+    case Ops::kNeg: return !operand.is_bool();
+    case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
+      return Is32Bit(operand) && !operand.is_bool();
+    default: return false;
+  }
+}
+
+class Vectorizer {
+ public:
+  Vectorizer(const UOpRef& range) : range_(range), n_(range->src(0)->const_int()) {}
+
+  UOpRef Run(const UOpRef& sink) {
+    std::vector<UOpRef> stores;
+    for (const UOpRef& store : sink->src()) VectorStore(store, stores);
+    return Simplify(UOp::Sink(std::move(stores)));
+  }
+
+ private:
+  bool Depends(const UOpRef& u) {
+    if (auto it = depends_.find(u.get()); it != depends_.end()) return it->second;
+    bool d = u == range_;
+    for (const UOpRef& s : u->src()) d = d || Depends(s);
+    return depends_[u.get()] = d;
+  }
+
+  UOpRef Lane(const UOpRef& u, int64_t c) {
+    return Simplify(Substitute(u, {{range_.get(), UOp::Const(range_->dtype(), c)}}));
+  }
+
+  // Whether lane c of |index| is lane 0 plus c, for every lane.
+  bool Contiguous(const UOpRef& index) {
+    UOpRef base = Lane(index, 0);
+    for (int64_t c = 1; c < n_; ++c)
+      if (Simplify(base + c) != Lane(index, c)) return false;
+    return true;
+  }
+
+  static bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
+  UOpRef Gep(const UOpRef& v, int64_t c) {
+    return IsVector(v) ? UOp::Make(Ops::kGep, v->dtype().base(), {v}, c) : v;
+  }
+  UOpRef LaneWise(const UOpRef& u, const std::function<UOpRef(int64_t)>& lane) {
+    std::vector<UOpRef> lanes;
+    for (int64_t c = 0; c < n_; ++c) lanes.push_back(lane(c));
+    DType dtype = lanes[0]->dtype().vec(static_cast<int>(n_));  // before |lanes| is moved from
+    return UOp::Make(Ops::kVectorize, dtype, std::move(lanes));
+  }
+
+  UOpRef Vec(const UOpRef& u) {
+    if (!Depends(u)) return u;
+    if (auto it = vec_.find(u.get()); it != vec_.end()) return it->second;
+    UOpRef out;
+    if (u->op() == Ops::kLoad) out = VecLoad(u);
+    else if (u->op() == Ops::kReduce) out = VecReduce(u);
+    else if (IsAlu(u->op())) out = VecAlu(u);
+    else out = LaneWise(u, [&](int64_t c) { return Lane(u, c); });
+    return vec_[u.get()] = out;
+  }
+
+  UOpRef VecLoad(const UOpRef& load) {
+    const UOpRef& index = load->src(0);
+    const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
+    if (Depends(gate) || !Contiguous(lin)) return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
+    DType vt = load->dtype().vec(static_cast<int>(n_));
+    return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate})});
+  }
+
+  UOpRef VecAlu(const UOpRef& u) {
+    std::vector<UOpRef> src;
+    bool any_vector = false;
+    for (const UOpRef& s : u->src()) {
+      src.push_back(Vec(s));
+      any_vector = any_vector || IsVector(src.back());
+    }
+    if (!any_vector) return u->replace_src(std::move(src));
+    DType operand = u->op() == Ops::kWhere ? u->src(1)->dtype() : u->src(0)->dtype();
+    if (VectorizableAlu(u->op(), operand))
+      return UOp::Make(u->op(), u->dtype().vec(static_cast<int>(n_)), std::move(src), u->arg());
+    return LaneWise(u, [&](int64_t c) {
+      std::vector<UOpRef> lane;
+      for (const UOpRef& s : src) lane.push_back(Gep(s, c));
+      return UOp::Make(u->op(), u->dtype(), std::move(lane), u->arg());
+    });
+  }
+
+  UOpRef VecReduce(const UOpRef& reduce) {
+    UOpRef value = Vec(reduce->src(0));
+    std::vector<UOpRef> loops;
+    bool over_range = false;
+    for (size_t i = 1; i < reduce->src().size(); ++i) {
+      if (reduce->src(i) == range_) over_range = true;
+      else loops.push_back(reduce->src(i));
+    }
+    DType dt = value->dtype();
+    std::vector<UOpRef> src{value};
+    src.insert(src.end(), loops.begin(), loops.end());
+    UOpRef partial = loops.empty() ? value : UOp::Make(Ops::kReduce, dt, std::move(src), reduce->arg());
+    if (!over_range || !IsVector(partial)) return partial;
+    // The vector lanes are partial results over |range|: fold them.
+    Ops op = reduce->arg_as<ReduceArg>().op;
+    UOpRef folded = Gep(partial, 0);
+    for (int64_t c = 1; c < n_; ++c) folded = CombineReduced(op, folded, Gep(partial, c));
+    return folded;
+  }
+
+  void VectorStore(const UOpRef& store, std::vector<UOpRef>& out) {
+    if (!Depends(store)) return out.push_back(store);
+    const UOpRef& index = store->src(0);
+    const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
+    UOpRef value = Vec(store->src(1));
+    if (!Depends(gate) && Contiguous(lin) && IsVector(value)) {
+      DType vt = value->dtype();
+      out.push_back(UOp::Make(Ops::kStore, dtypes::void_,
+                              {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate}), value}));
+      return;
+    }
+    for (int64_t c = 0; c < n_; ++c)
+      out.push_back(UOp::Make(Ops::kStore, dtypes::void_, {Lane(index, c), Gep(value, c)}));
+  }
+
+  UOpRef range_;
+  int64_t n_;
+  absl::flat_hash_map<const UOp*, bool> depends_;
+  absl::flat_hash_map<const UOp*, UOpRef> vec_;
+};
+
+}  // namespace
+
+UOpRef VectorizeAxis(const UOpRef& sink, const UOpRef& range) { return Vectorizer(range).Run(sink); }
+
+}  // namespace tg::compiler
