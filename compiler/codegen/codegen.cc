@@ -23,7 +23,7 @@ const Renderer& PickRenderer(const runtime::DeviceInfo& device) {
     if (const Renderer* r = RendererForDialect(dialect)) return *r;
   throw Error("device " + device.name + " accepts dialects [" +
               absl::StrJoin(device.source_dialects, ", ") +
-              "], none of which this compiler renders (it renders: c)");
+              "], none of which this compiler renders (it renders: c, opencl-c, cuda-c, hip-c)");
 }
 
 bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
@@ -73,9 +73,10 @@ GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& dev
   const Renderer& renderer = PickRenderer(device);
   GeneratedKernel kernel;
   kernel.name = KernelName(ast);
-  Kernel k(Simplify(ast));
   TargetInfo target = TargetFor(device);
   target.vectors = target.vectors && renderer.dialect() == "c";
+  target.gpu = renderer.dialect() != "c";
+  Kernel k(Simplify(ast), target.gpu ? 3 : 1);
   if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
   if (DebugLevel() >= 3 && !k.applied().empty()) {
     std::vector<std::string> opts;
@@ -83,7 +84,11 @@ GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& dev
     std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
   }
   UOpRef sink = ExpandAxes(k, target.vectors);
-  sink = AddGpuDims(sink, k.RangesOf(AxisType::kGlobal), k.RangesOf(AxisType::kLocal), kernel.dims);
+  // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
+  std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
+  std::reverse(globals.begin(), globals.end());
+  std::reverse(locals.begin(), locals.end());
+  sink = AddGpuDims(sink, globals, locals, kernel.dims);
   if (DebugLevel() >= 5) std::fprintf(stderr, "--- %s kernel AST ---\n%s\n", kernel.name.c_str(), sink->str().c_str());
   std::vector<UOpRef> ops = Linearize(sink);
   if (DebugLevel() >= 6) PrintLinear(kernel.name, ops);

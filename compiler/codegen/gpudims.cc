@@ -15,7 +15,9 @@ void MapLoops(const std::vector<UOpRef>& loops, const std::string& prefix, std::
   extents = {1, 1, 1};
   for (size_t i = 0; i < loops.size() && i < kMaxDims; ++i) {
     int64_t extent = loops[i]->src(0)->const_int();
-    if (extent > std::numeric_limits<uint32_t>::max()) break;  // too big for a grid: stays a loop
+    // CUDA/HIP grids allow 2^31-1 in x but only 65535 in y and z: bigger stays a loop.
+    int64_t limit = i == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+    if (extent > limit) break;
     extents[i] = static_cast<uint32_t>(extent);
     replace[loops[i].get()] = UOp::Special(prefix + std::to_string(i), extent, loops[i]->dtype());
   }

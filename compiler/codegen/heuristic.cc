@@ -110,10 +110,24 @@ TargetInfo TargetFor(const runtime::DeviceInfo& device) {
   t.vector_bytes = static_cast<int>(std::max<uint32_t>(device.preferred_vector_width, 1) * 4);
   t.cores = static_cast<int>(std::max<uint32_t>(device.compute_units, 1));
   t.vectors = device.SupportsDialect("c");
+  t.gpu = !device.SupportsDialect("c");
+  t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));
   return t;
 }
 
+// GPU: the innermost grid axis runs as work items of a group, so neighbouring items touch
+// neighbouring memory (coalesced) and the group fills a warp or more.
+void AddLocalGroup(Kernel& k, const TargetInfo& target) {
+  auto globals = k.RangesOf(AxisType::kGlobal);
+  if (globals.empty()) return;
+  int axis = FindAxis(k, globals.back());
+  int64_t extent = k.axes()[axis].extent(), amount = 1;
+  while (amount * 2 <= std::min<int64_t>(256, target.max_group_threads) && extent % (amount * 2) == 0) amount *= 2;
+  if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
+}
+
 void ApplyHeuristic(Kernel& k, const TargetInfo& target) {
+  if (target.gpu) return AddLocalGroup(k, target);
   int lanes = std::clamp(target.vector_bytes / std::max(StoredDType(k.ast()).itemsize(), 1), 1, 16);
   if (target.vectors && lanes > 1) {
     if (UpcastContiguousOutput(k, lanes)) {

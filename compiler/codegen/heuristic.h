@@ -13,6 +13,8 @@ struct TargetInfo {
   int vector_bytes = 64;        // SIMD register width (preferred_vector_width float32 lanes * 4)
   int cores = 1;                // workgroups run on this many threads at once
   bool vectors = true;          // the renderer emits vector types
+  bool gpu = false;             // work items run in groups of threads (GPU dialects)
+  int max_group_threads = 1;    // the device's limit on work items per group
 };
 
 TargetInfo TargetFor(const runtime::DeviceInfo& device);

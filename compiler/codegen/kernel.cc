@@ -47,7 +47,7 @@ UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, c
 
 }  // namespace
 
-Kernel::Kernel(const UOpRef& ast) : ast_(ast) {
+Kernel::Kernel(const UOpRef& ast, int global_dims) : ast_(ast) {
   absl::flat_hash_set<const UOp*> reduce_ranges;
   std::vector<UOpRef> ranges;
   for (const UOpRef& u : ast->toposort()) {
@@ -55,11 +55,11 @@ Kernel::Kernel(const UOpRef& ast) : ast_(ast) {
     if (u->op() == Ops::kReduce)
       for (size_t i = 1; i < u->src().size(); ++i) reduce_ranges.insert(u->src(i).get());
   }
-  bool first_output = true;
+  int globals = 0;
   for (const UOpRef& r : SortedRanges(ranges)) {
     if (reduce_ranges.contains(r.get())) continue;
-    axes_.push_back({r, first_output ? AxisType::kGlobal : AxisType::kLoop});
-    first_output = false;
+    axes_.push_back({r, globals < global_dims ? AxisType::kGlobal : AxisType::kLoop});
+    ++globals;
   }
   for (const UOpRef& r : SortedRanges(ranges))
     if (reduce_ranges.contains(r.get())) axes_.push_back({r, AxisType::kReduce});

@@ -19,9 +19,10 @@ class Kernel {
     int64_t extent() const { return range->src(0)->const_int(); }
   };
 
-  // |ast| is a SINK of STOREs from rangeify. Output loops start as kLoop, the first as kGlobal;
-  // reduce loops as kReduce.
-  explicit Kernel(const UOpRef& ast);
+  // |ast| is a SINK of STOREs from rangeify. The first |global_dims| output loops start as
+  // kGlobal (CPU: 1, the axis split over threads; GPU: up to 3 grid dimensions), the other output
+  // loops as kLoop, reduce loops as kReduce.
+  explicit Kernel(const UOpRef& ast, int global_dims = 1);
 
   const UOpRef& ast() const { return ast_; }
   const std::vector<Axis>& axes() const { return axes_; }

@@ -13,32 +13,6 @@
 namespace tg::compiler {
 namespace {
 
-std::string FloatLiteral(double v, DType dtype) {
-  std::string cast = dtype == dtypes::float64 ? "(double)" : "(float)";
-  if (std::isnan(v)) return cast + "NAN";
-  if (std::isinf(v)) return v > 0 ? cast + "INFINITY" : "(-" + cast + "INFINITY)";
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), dtype == dtypes::float64 ? "%.17g" : "%.9g", v);
-  std::string text = buf;
-  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
-  if (dtype == dtypes::float64) return text;
-  text += "f";
-  return dtype == dtypes::float32 ? text : "((" + std::string(dtype == dtypes::float16 ? "_Float16" : "__bf16") + ")" + text + ")";
-}
-
-std::string IntLiteral(int64_t v, DType dtype) {
-  if (v == std::numeric_limits<int64_t>::min()) return "(-9223372036854775807ll-1)";
-  if (dtype == dtypes::int32 && v == std::numeric_limits<int32_t>::min()) return "(-2147483647-1)";
-  std::string text = std::to_string(v);
-  switch (dtype.scalar()) {
-    case ScalarType::kInt64: return text + "ll";
-    case ScalarType::kUInt64: return std::to_string(static_cast<uint64_t>(v)) + "ull";
-    case ScalarType::kUInt32: return std::to_string(static_cast<uint32_t>(v)) + "u";
-    case ScalarType::kInt32: return v < 0 ? "(" + text + ")" : text;
-    default: return "((" + std::string(dtype.is_bool() ? "_Bool" : "") + ")" + text + ")";
-  }
-}
-
 bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
 
 std::string Binary(const std::string& a, const char* op, const std::string& b) {
@@ -92,6 +66,46 @@ std::string CStyleRenderer::TypeName(DType dtype) const {
   return "void";
 }
 
+std::string CStyleRenderer::FloatLiteral(double v, DType dtype) const {
+  if (std::isnan(v) || std::isinf(v)) return SpecialFloat(v, dtype);
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), dtype == dtypes::float64 ? "%.17g" : "%.9g", v);
+  std::string text = buf;
+  if (text.find_first_of(".eE") == std::string::npos) text += ".0";
+  if (dtype == dtypes::float64) return text;
+  text += "f";
+  return dtype == dtypes::float32 ? text : "((" + TypeName(dtype) + ")" + text + ")";
+}
+
+std::string CStyleRenderer::SpecialFloat(double v, DType dtype) const {
+  std::string cast = "(" + TypeName(dtype) + ")";
+  if (std::isnan(v)) return cast + "NAN";
+  return v > 0 ? cast + "INFINITY" : "(-" + cast + "INFINITY)";
+}
+
+std::string CStyleRenderer::IntLiteral(int64_t v, DType dtype) const {
+  if (v == std::numeric_limits<int64_t>::min()) return "((" + TypeName(dtype) + ")(-9223372036854775807l-1))";
+  if (dtype == dtypes::int32 && v == std::numeric_limits<int32_t>::min()) return "(-2147483647-1)";
+  std::string text = std::to_string(v);
+  switch (dtype.scalar()) {
+    // "l"/"ul" mean 64 bits in C on LP64, in OpenCL C and in CUDA alike ("ll" is not OpenCL).
+    case ScalarType::kInt64: return "((" + TypeName(dtype) + ")" + text + "l)";
+    case ScalarType::kUInt64: return "((" + TypeName(dtype) + ")" + std::to_string(static_cast<uint64_t>(v)) + "ul)";
+    case ScalarType::kUInt32: return std::to_string(static_cast<uint32_t>(v)) + "u";
+    case ScalarType::kInt32: return v < 0 ? "(" + text + ")" : text;
+    default: return "((" + TypeName(dtype) + ")" + text + ")";
+  }
+}
+
+std::string CStyleRenderer::Zero(DType dtype) const {
+  return dtype.count() > 1 ? "(" + TypeName(dtype) + "){0}" : "((" + TypeName(dtype) + ")0)";
+}
+
+std::string CStyleRenderer::Bitcast(DType from, DType to, const std::string& x) const {
+  return absl::StrCat("({", TypeName(from), " _s=", x, "; ", TypeName(to),
+                      " _d; __builtin_memcpy(&_d, &_s, sizeof(_d)); _d;})");
+}
+
 std::string CStyleRenderer::Literal(const UOpRef& c) const {
   ConstValue v = c->const_value();
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "1" : "0";
@@ -139,9 +153,7 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kSqrt: return MathCall("sqrt", dt, a[0]);
     case Ops::kTrunc: return MathCall("trunc", dt, a[0]);
     case Ops::kCast: return absl::StrCat("((", TypeName(dt), ")", a[0], ")");
-    case Ops::kBitcast:
-      return absl::StrCat("({", TypeName(u->src(0)->dtype()), " _s=", a[0], "; ", TypeName(dt),
-                          " _d; __builtin_memcpy(&_d, &_s, sizeof(_d)); _d;})");
+    case Ops::kBitcast: return Bitcast(u->src(0)->dtype(), dt, a[0]);
     default:
       throw Error("render: no C spelling for " + std::string(OpName(u->op())));
   }
@@ -272,7 +284,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kLoad: {
         const UOpRef& gate = u->src(0)->src(2);
         std::string value = gate->is_const_value(true) ? of(u->src(0))
-            : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":(", TypeName(u->dtype()), "){0})");
+            : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":", Zero(u->dtype()), ")");
         declare(u, "val", value);
         break;
       }

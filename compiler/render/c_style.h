@@ -20,6 +20,8 @@ class CStyleRenderer : public Renderer {
   virtual std::string TypeName(DType dtype) const;
   // A constant of |dtype| as a literal expression.
   std::string Literal(const UOpRef& constant) const;
+  std::string FloatLiteral(double v, DType dtype) const;
+  std::string IntLiteral(int64_t v, DType dtype) const;
 
  protected:
   // Includes and declarations every kernel of the dialect starts with.
@@ -31,6 +33,11 @@ class CStyleRenderer : public Renderer {
   virtual std::string KernelSuffix() const = 0;
   // Expression of a launch id SPECIAL such as "gidx0".
   virtual std::string SpecialExpr(const std::string& special_name) const = 0;
+  // Infinity or NaN of a float type (C has INFINITY/NAN; NVRTC has no math.h).
+  virtual std::string SpecialFloat(double v, DType dtype) const;
+  // The bits of |x| (of |from|) read as |to|.
+  virtual std::string Bitcast(DType from, DType to, const std::string& x) const;
+  std::string Zero(DType dtype) const;
   // Expression of a unary math function (exp2, log2, sin, sqrt, trunc) on |x| of |dtype|.
   virtual std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const;
 

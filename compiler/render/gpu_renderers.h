@@ -1,0 +1,49 @@
+// Renderers of the GPU dialects: opencl-c, cuda-c and hip-c (calling convention: tg_plugin.h).
+// The body is CStyleRenderer's; these give the kernel signature, launch ids and type spellings.
+#ifndef TG_COMPILER_RENDER_GPU_RENDERERS_H_
+#define TG_COMPILER_RENDER_GPU_RENDERERS_H_
+
+#include "compiler/render/c_style.h"
+
+namespace tg::compiler {
+
+// OpenCL C 1.2: __kernel with __global buffer pointers; ids from get_group_id/get_local_id.
+class OpenClRenderer : public CStyleRenderer {
+ public:
+  std::string_view dialect() const override { return "opencl-c"; }
+  std::string TypeName(DType dtype) const override;
+
+ protected:
+  std::string Prelude() const override;
+  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
+                           const std::vector<bool>& written) const override;
+  std::string KernelSuffix() const override { return "}\n"; }
+  std::string SpecialExpr(const std::string& special_name) const override;
+  std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const override;
+  std::string Bitcast(DType from, DType to, const std::string& x) const override;
+};
+
+// CUDA C++ for NVRTC ("cuda-c") and HIP C++ for hiprtc ("hip-c"): extern "C" __global__ with
+// blockIdx/threadIdx. No system headers: NVRTC compiles without them.
+class CudaRenderer : public CStyleRenderer {
+ public:
+  explicit CudaRenderer(std::string dialect) : dialect_(std::move(dialect)) {}
+  std::string_view dialect() const override { return dialect_; }
+  std::string TypeName(DType dtype) const override;
+
+ protected:
+  std::string Prelude() const override;
+  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
+                           const std::vector<bool>& written) const override;
+  std::string KernelSuffix() const override { return "}\n"; }
+  std::string SpecialExpr(const std::string& special_name) const override;
+  std::string SpecialFloat(double v, DType dtype) const override;
+  std::string Bitcast(DType from, DType to, const std::string& x) const override;
+
+ private:
+  std::string dialect_;
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_RENDER_GPU_RENDERERS_H_
