@@ -245,6 +245,7 @@ typedef struct tg_plugin_api {
    * program_compile (REQUIRED): on a failed compile the error's message holds the full build log.
    * program_load (OPTIONAL; fallback: compile from source every process): loads a binary produced
    * by program_binary; FAILED_PRECONDITION means stale or foreign: the host recompiles.
+   * A truncated or corrupted binary of a known format must return FAILED_PRECONDITION, never crash.
    * program_binary (OPTIONAL; fallback: nothing is cached on disk): the bytes stay valid until
    * program_destroy. program_destroy (REQUIRED) is safe with pending launches. */
   tg_error* (*program_compile)(const tg_compile_args* args, tg_program** out_program);

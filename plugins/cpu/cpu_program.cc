@@ -5,6 +5,9 @@
 #include <elf.h>
 #include <string.h>
 
+#include <string_view>
+
+#include "plugins/cpu/binary_envelope.h"
 #include "plugins/cpu/c_compiler.h"
 #include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/sized_struct.h"
@@ -40,10 +43,10 @@ tg_error* OpenLibrary(tg_device* device, const std::string& path, const std::str
 
 // Whether |bin| looks like something this process could dlopen: a 64-bit little-endian x86-64
 // ELF shared object. Anything else is "foreign" and the host recompiles.
-bool IsLoadableElf(const void* bin, uint64_t len) {
-  if (bin == nullptr || len < sizeof(Elf64_Ehdr)) return false;
+bool IsLoadableElf(std::string_view bin) {
+  if (bin.size() < sizeof(Elf64_Ehdr)) return false;
   Elf64_Ehdr h;
-  memcpy(&h, bin, sizeof h);
+  memcpy(&h, bin.data(), sizeof h);
   return memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 && h.e_ident[EI_CLASS] == ELFCLASS64 &&
          h.e_ident[EI_DATA] == ELFDATA2LSB && h.e_type == ET_DYN && h.e_machine == EM_X86_64;
 }
@@ -79,14 +82,20 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
                                                       (format ? format : "(null)") +
                                                       "' is not \"elf-so\"");
   }
-  if (!IsLoadableElf(binary, len)) {
+  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
+                                               : std::string_view();
+  std::string why;
+  std::string_view bytes;
+  // Before anything touches the bytes: dlopen() of a truncated ELF is SIGBUS, not an error.
+  if (!UnsealBinary(sealed, &bytes, &why)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
+  }
+  if (!IsLoadableElf(bytes)) {
     return MakeError(TG_CODE_FAILED_PRECONDITION,
                      "program_load: the binary is not an x86-64 ELF shared object");
   }
-  std::string why;
   std::string dir = CacheDir(&why);
   if (dir.empty()) return MakeError(TG_CODE_UNAVAILABLE, why);
-  std::string_view bytes(static_cast<const char*>(binary), len);
   std::string path = dir + "/" + HashHex({"elf-so", bytes}) + ".so";
   if (!FileExists(path) && !WriteFileAtomic(path, bytes, &why)) {
     return MakeError(TG_CODE_INTERNAL, "program_load: " + why);
@@ -100,7 +109,8 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
   }
   std::call_once(program->binary_once, [program] {
-    if (!ReadFile(program->so_path, &program->binary, &program->binary_error)) program->binary.clear();
+    std::string so;
+    if (ReadFile(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
   });
   if (program->binary.empty()) {
     return MakeError(TG_CODE_INTERNAL, "program_binary: " + program->binary_error);

@@ -15,7 +15,7 @@ struct tg_program {
   std::string entry;
   std::string so_path;      // the cached shared object
   std::once_flag binary_once;
-  std::string binary;       // the .so bytes, read on the first program_binary
+  std::string binary;       // the sealed .so bytes, made on the first program_binary
   std::string binary_error;
 };
 
@@ -24,11 +24,12 @@ namespace tg_cpu {
 // program_compile: dialect must be "c"; errors as CompileToSharedObject, NOT_FOUND when the entry
 // symbol is missing from the compiled object.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// program_load: |format| must be "elf-so" and |binary| an x86-64 ELF shared object, else
-// FAILED_PRECONDITION (the host then recompiles). The bytes are written to the cache and dlopen()ed.
+// program_load: |format| must be "elf-so" and |binary| a sealed (binary_envelope.h) x86-64 ELF
+// shared object, else FAILED_PRECONDITION (the host then recompiles): truncated, corrupt or
+// foreign bytes never reach dlopen(). The .so is written to the cache and dlopen()ed.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
-// program_binary: the .so bytes and "elf-so"; valid until ProgramDestroy.
+// program_binary: the sealed .so bytes and "elf-so"; valid until ProgramDestroy.
 tg_error* ProgramBinary(tg_program* program, const char** out_format, const void** out_binary,
                         uint64_t* out_len);
 void ProgramDestroy(tg_program* program);

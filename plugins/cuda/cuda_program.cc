@@ -2,7 +2,9 @@
 #include "plugins/cuda/cuda_program.h"
 
 #include <cstring>
+#include <string_view>
 
+#include "plugins/cuda/binary_envelope.h"
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/nvrtc_compiler.h"
 
@@ -31,7 +33,7 @@ tg_error* LoadModule(tg_device* d, const std::string& format, std::string image,
   }
   auto* p = new tg_program;
   p->device = d, p->module = module, p->function = fn, p->entry = entry;
-  p->format = format, p->binary = std::move(image);
+  p->format = format, p->binary = SealBinary(image);
   *out = p;
   return nullptr;
 }
@@ -63,8 +65,15 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   if (f != "cubin" && f != "ptx") {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: format '" + f + "' (cubin or ptx)");
   }
-  std::string image(static_cast<const char*>(binary), len);
-  return LoadModule(device, f, std::move(image), entry, TG_CODE_FAILED_PRECONDITION, out);
+  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
+                                               : std::string_view();
+  std::string why;
+  std::string_view image;
+  // Before the driver sees the bytes: its loader's behaviour on a truncated image is not ours.
+  if (!UnsealBinary(sealed, &image, &why)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
+  }
+  return LoadModule(device, f, std::string(image), entry, TG_CODE_FAILED_PRECONDITION, out);
 }
 
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len) {

@@ -14,7 +14,7 @@ struct tg_program {
   tg_cuda::CUfunction function = nullptr;
   std::string entry;
   std::string format;  // "cubin" or "ptx"
-  std::string binary;  // what program_binary returns; lives until program_destroy
+  std::string binary;  // the sealed image program_binary returns; lives until program_destroy
 };
 
 namespace tg_cuda {
@@ -22,7 +22,8 @@ namespace tg_cuda {
 // cuda-c failures are INVALID_ARGUMENT with the NVRTC log; ptx failures INVALID_ARGUMENT with the
 // JIT's error log; a missing entry NOT_FOUND.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// "cubin" or "ptx"; a foreign, corrupt or wrong-arch image is FAILED_PRECONDITION.
+// "cubin" or "ptx", sealed by program_binary (binary_envelope.h); a truncated, corrupt, foreign
+// or wrong-arch image is FAILED_PRECONDITION, and only an intact envelope reaches the driver.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);

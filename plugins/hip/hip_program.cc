@@ -2,7 +2,9 @@
 #include "plugins/hip/hip_program.h"
 
 #include <cstring>
+#include <string_view>
 
+#include "plugins/hip/binary_envelope.h"
 #include "plugins/hip/hip_api.h"
 #include "plugins/hip/hiprtc_compiler.h"
 
@@ -26,7 +28,7 @@ tg_error* LoadModule(tg_device* d, std::string image, const std::string& entry, 
     return MakeError(TG_CODE_NOT_FOUND, "hipModuleGetFunction('" + entry + "'): " + HipErrorText(r));
   }
   auto* p = new tg_program;
-  p->device = d, p->module = module, p->function = fn, p->entry = entry, p->binary = std::move(image);
+  p->device = d, p->module = module, p->function = fn, p->entry = entry, p->image = std::move(image);
   *out = p;
   return nullptr;
 }
@@ -55,14 +57,22 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   if (std::strcmp(format, "hsaco") != 0) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, std::string("program_load: format '") + format + "' (only hsaco)");
   }
-  std::string image(static_cast<const char*>(binary), len);
-  return LoadModule(device, std::move(image), entry, TG_CODE_FAILED_PRECONDITION, out);
+  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
+                                               : std::string_view();
+  std::string why;
+  std::string_view image;
+  // Before the runtime sees the bytes: it trusts the ELF offsets of a truncated code object.
+  if (!UnsealBinary(sealed, &image, &why)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
+  }
+  return LoadModule(device, std::string(image), entry, TG_CODE_FAILED_PRECONDITION, out);
 }
 
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len) {
   if (program == nullptr || format == nullptr || binary == nullptr || len == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
   }
+  std::call_once(program->binary_once, [program] { program->binary = SealBinary(program->image); });
   *format = "hsaco";
   *binary = program->binary.data();
   *len = program->binary.size();

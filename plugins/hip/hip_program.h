@@ -3,6 +3,7 @@
 #ifndef TG_PLUGINS_HIP_HIP_PROGRAM_H_
 #define TG_PLUGINS_HIP_HIP_PROGRAM_H_
 
+#include <mutex>
 #include <string>
 
 #include "plugins/hip/hip_device.h"
@@ -12,7 +13,10 @@ struct tg_program {
   hipModule_t module = nullptr;      // owned: hipModuleUnload
   hipFunction_t function = nullptr;
   std::string entry;
-  std::string binary;  // the code object program_binary returns; lives until program_destroy
+  // The bytes hipModuleLoadData read, kept as long as the module: the runtime may refer to them.
+  std::string image;
+  std::once_flag binary_once;
+  std::string binary;  // |image| sealed on the first program_binary; lives until program_destroy
 };
 
 namespace tg_hip {
@@ -20,7 +24,8 @@ namespace tg_hip {
 // UNIMPLEMENTED for a device outside hiprtc's allow-list; INVALID_ARGUMENT with the hiprtc log
 // for a bad source; NOT_FOUND for a missing entry.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// Only "hsaco"; a foreign or corrupt code object is FAILED_PRECONDITION.
+// Only "hsaco", sealed by program_binary (binary_envelope.h); a truncated, corrupt or foreign
+// code object is FAILED_PRECONDITION, and only an intact envelope reaches the runtime.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);

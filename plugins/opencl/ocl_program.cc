@@ -1,20 +1,21 @@
 // ocl_program.cc: clBuildProgram from source or binary, and CL_PROGRAM_BINARIES for the cache.
 //
-// Binary layout (format "opencl-binary"): "TGCLBIN1", a little-endian uint32 length, the device's
-// compile_fingerprint, then the driver's CL_PROGRAM_BINARIES bytes. The fingerprint check turns a
-// binary from another driver or device into FAILED_PRECONDITION before the driver sees it (some
-// drivers crash on foreign binaries instead of returning CL_INVALID_BINARY).
+// Binary format "opencl-binary": the driver's CL_PROGRAM_BINARIES bytes sealed with the device's
+// compile_fingerprint (binary_envelope.h). Length, checksum and fingerprint are checked before the
+// driver sees the bytes: some drivers crash on truncated or foreign binaries instead of returning
+// CL_INVALID_BINARY.
 #include "plugins/opencl/ocl_program.h"
 
 #include <cstring>
+#include <string_view>
 #include <vector>
 
+#include "plugins/opencl/binary_envelope.h"
 #include "plugins/opencl/cl_api.h"
 
 namespace tg_ocl {
 namespace {
 
-constexpr char kMagic[8] = {'T', 'G', 'C', 'L', 'B', 'I', 'N', '1'};
 constexpr char kFormat[] = "opencl-binary";
 
 std::string BuildLog(cl_program program, cl_device_id device) {
@@ -51,23 +52,17 @@ tg_error* BuildAndWrap(tg_device* d, cl_program program, const char* options, co
   return nullptr;
 }
 
-// Checks our header; on success |*payload| / |*payload_len| is the driver's part.
-tg_error* ParseHeader(const tg_device* d, const char* bytes, uint64_t len, const char** payload,
-                      uint64_t* payload_len) {
-  uint32_t fp_len = 0;
-  if (len < sizeof kMagic + 4 || std::memcmp(bytes, kMagic, sizeof kMagic) != 0) {
-    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: not an opencl-binary of this plugin");
+// Checks the envelope and that it was built for |d|; on success |*payload| is the driver's part.
+tg_error* OpenEnvelope(const tg_device* d, std::string_view sealed, std::string_view* payload) {
+  std::string why;
+  std::string_view fp;
+  if (!UnsealBinary(sealed, &fp, payload, &why)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
   }
-  std::memcpy(&fp_len, bytes + sizeof kMagic, 4);
-  uint64_t head = sizeof kMagic + 4 + uint64_t(fp_len);
-  if (head > len) return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: truncated binary");
-  std::string fp(bytes + sizeof kMagic + 4, fp_len);
   if (fp != d->fingerprint) {
-    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: binary was built for '" + fp +
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: binary was built for '" + std::string(fp) +
                                                       "', this device is '" + d->fingerprint + "'");
   }
-  *payload = bytes + head;
-  *payload_len = len - head;
   return nullptr;
 }
 
@@ -101,13 +96,12 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
     return MakeError(TG_CODE_FAILED_PRECONDITION,
                      std::string("program_load: format '") + format + "' (only opencl-binary)");
   }
-  const char* payload = nullptr;
-  uint64_t payload_len = 0;
-  if (tg_error* e = ParseHeader(device, static_cast<const char*>(binary), len, &payload, &payload_len)) {
-    return e;
-  }
-  size_t n = payload_len;
-  auto* bytes = reinterpret_cast<const unsigned char*>(payload);
+  std::string_view payload;
+  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
+                                               : std::string_view();
+  if (tg_error* e = OpenEnvelope(device, sealed, &payload)) return e;
+  size_t n = payload.size();
+  auto* bytes = reinterpret_cast<const unsigned char*>(payload.data());
   cl_int binary_status = CL_SUCCESS, s = CL_SUCCESS;
   cl_program program =
       Cl().clCreateProgramWithBinary(device->context, 1, &device->id, &n, &bytes, &binary_status, &s);
@@ -133,13 +127,8 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
     unsigned char* ptr = bytes.data();
     s = Cl().clGetProgramInfo(program->program, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
     if (tg_error* e = CheckCl(s, "clGetProgramInfo(CL_PROGRAM_BINARIES)")) return e;
-    const std::string& fp = program->device->fingerprint;
-    uint32_t fp_len = uint32_t(fp.size());
-    std::string out(kMagic, sizeof kMagic);
-    out.append(reinterpret_cast<const char*>(&fp_len), 4);
-    out += fp;
-    out.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    program->binary = std::move(out);
+    program->binary = SealBinary(program->device->fingerprint,
+                                 {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
   }
   *format = kFormat;
   *binary = program->binary.data();

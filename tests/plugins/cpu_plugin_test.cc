@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "plugins/abi/tg_plugin.h"
+#include "tests/plugins/damaged_binaries.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace {
@@ -167,6 +168,41 @@ TEST_F(CpuPluginTest, BinaryRoundTripsThroughProgramLoad) {
       TG_CODE_FAILED_PRECONDITION);
   Err(api_->program_load(dev_, "cubin", copy.data(), copy.size(), "vadd", &bad), TG_CODE_FAILED_PRECONDITION);
   Err(api_->program_load(dev_, "elf-so", copy.data(), copy.size(), "nope", &bad), TG_CODE_NOT_FOUND);
+}
+
+// Regression (CTS Programs.c.corrupt_binary): a truncated ELF handed to dlopen() died of SIGBUS.
+// Every damaged copy must be refused before it reaches the disk cache or dlopen().
+TEST_F(CpuPluginTest, DamagedBinariesAreRefusedNotLoaded) {
+  tg_program* prog = nullptr;
+  Ok(Compile(std::string(kCPrelude) + tg::testing::kVectorAdd, "vadd", &prog));
+  ASSERT_NE(prog, nullptr);
+  const char* format = nullptr;
+  const void* bin = nullptr;
+  uint64_t len = 0;
+  Ok(api_->program_binary(prog, &format, &bin, &len));
+  std::string good(static_cast<const char*>(bin), len);
+  api_->program_destroy(prog);
+
+  for (const tg::testing::DamagedBinary& d : tg::testing::DamagedBinaries(good)) {
+    tg_program* bad = nullptr;
+    std::string msg = Err(api_->program_load(dev_, "elf-so", d.bytes.data(), d.bytes.size(), "vadd", &bad),
+                          TG_CODE_FAILED_PRECONDITION);
+    EXPECT_EQ(bad, nullptr) << d.what;
+    if (d.truncated) {
+      EXPECT_NE(msg.find("truncated"), std::string::npos) << d.what << ": " << msg;
+    }
+  }
+  // The bare shared object (a cache from before the envelope) is foreign: the host recompiles.
+  tg_program* bad = nullptr;
+  std::string msg = Err(api_->program_load(dev_, "elf-so", good.data() + 28, good.size() - 28, "vadd", &bad),
+                        TG_CODE_FAILED_PRECONDITION);
+  EXPECT_NE(msg.find("foreign"), std::string::npos) << msg;
+
+  tg_program* loaded = nullptr;  // and the intact binary still loads and runs
+  Ok(api_->program_load(dev_, "elf-so", good.data(), good.size(), "vadd", &loaded));
+  ASSERT_NE(loaded, nullptr);
+  RunVectorAdd(loaded, 100);
+  api_->program_destroy(loaded);
 }
 
 TEST_F(CpuPluginTest, SyntaxErrorMessageHoldsTheCompilerLog) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plugins/abi/tg_plugin.h"
+#include "tests/plugins/damaged_binaries.h"
 
 namespace {
 
@@ -123,6 +124,13 @@ void Run(tg_device* dev) {
   std::string garbage(4096, 'x');
   CHECK(Code(api->program_load(dev, "cubin", garbage.data(), garbage.size(), "vadd", &loaded)) ==
             TG_CODE_FAILED_PRECONDITION, "corrupt cubin");
+  // Truncated and bit-flipped copies are refused before the driver's loader sees them.
+  for (const tg::testing::DamagedBinary& d : tg::testing::DamagedBinaries(copy)) {
+    tg_error* e = api->program_load(dev, fmt.c_str(), d.bytes.data(), d.bytes.size(), "vadd", &loaded);
+    tg_code c = e != nullptr ? api->error_code(e) : TG_CODE_OK;
+    if (e != nullptr) api->error_destroy(e);
+    CHECK(c == TG_CODE_FAILED_PRECONDITION, "%s: code %u", d.what.c_str(), unsigned(c));
+  }
   CHECK(Code(api->program_compile(nullptr, &loaded)) == TG_CODE_INVALID_ARGUMENT, "NULL args");
   std::string broken = "extern \"C\" __global__ void broken() { this is not C++; }";
   tg_compile_args a{};

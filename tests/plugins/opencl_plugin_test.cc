@@ -9,6 +9,7 @@
 #include "plugins/abi/tg_plugin.h"
 #include "runtime/device_registry.h"
 #include "runtime/plugin_loader.h"
+#include "tests/plugins/damaged_binaries.h"
 #include "tests/plugins/plugin_test_util.h"
 
 namespace {
@@ -275,11 +276,39 @@ TEST_F(OpenClPluginTest, BinaryRoundTripAndForeignBinaries) {
       TG_CODE_FAILED_PRECONDITION);
   Err(api_->program_load(dev_, "opencl-binary", copy.data(), 20, "vadd", &bad), TG_CODE_FAILED_PRECONDITION);
   std::string other_driver = copy;
-  other_driver[12] ^= 1;  // a different fingerprint: built by another driver or device
+  other_driver[32] ^= 1;  // a different fingerprint (it follows the 32-byte envelope header): another driver
   Err(api_->program_load(dev_, "opencl-binary", other_driver.data(), other_driver.size(), "vadd", &bad),
       TG_CODE_FAILED_PRECONDITION);
   Err(api_->program_load(dev_, "cubin", copy.data(), copy.size(), "vadd", &bad), TG_CODE_FAILED_PRECONDITION);
   EXPECT_EQ(bad, nullptr);
+}
+
+// Regression (CTS Programs.opencl-c.corrupt_binary): PoCL died of SIGSEGV on a truncated binary.
+// Every damaged copy must be refused before clCreateProgramWithBinary sees it.
+TEST_F(OpenClPluginTest, DamagedBinariesAreRefusedNotLoaded) {
+  tg_program* p = Compile(kVectorAdd, "vadd");
+  ASSERT_NE(p, nullptr);
+  const char* format = nullptr;
+  const void* bin = nullptr;
+  uint64_t len = 0;
+  Ok(api_->program_binary(p, &format, &bin, &len));
+  std::string good(static_cast<const char*>(bin), len);
+  api_->program_destroy(p);
+
+  for (const tg::testing::DamagedBinary& d : tg::testing::DamagedBinaries(good)) {
+    tg_program* bad = nullptr;
+    std::string msg = Err(api_->program_load(dev_, "opencl-binary", d.bytes.data(), d.bytes.size(), "vadd", &bad),
+                          TG_CODE_FAILED_PRECONDITION);
+    EXPECT_EQ(bad, nullptr) << d.what;
+    if (d.truncated) {
+      EXPECT_NE(msg.find("truncated"), std::string::npos) << d.what << ": " << msg;
+    }
+  }
+  tg_program* loaded = nullptr;  // the intact binary still loads and runs
+  Ok(api_->program_load(dev_, "opencl-binary", good.data(), good.size(), "vadd", &loaded));
+  ASSERT_NE(loaded, nullptr);
+  VectorAdd(loaded, 100, 0);
+  api_->program_destroy(loaded);
 }
 
 TEST_F(OpenClPluginTest, CopiesAsyncAndDeviceToDevice) {
