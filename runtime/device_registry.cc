@@ -9,6 +9,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "ir/env.h"
 #include "runtime/plugin_discovery.h"
 #include "runtime/plugin_loader.h"
@@ -70,8 +72,25 @@ DeviceRegistry& DeviceRegistry::Global() {
   return *global;
 }
 
+// TG_DISABLE_PLUGINS=OPENCL,HIP keeps plugins out of the process without loading them: vendor
+// runtimes that cannot share a process (two embedded LLVMs) or a driver that misbehaves.
+bool DisabledByEnv(const std::string& name) {
+  std::string list = tg::GetEnvString("TG_DISABLE_PLUGINS", "");
+  for (absl::string_view item : absl::StrSplit(list, ',', absl::SkipWhitespace()))
+    if (absl::AsciiStrToUpper(absl::StripAsciiWhitespace(item)) == name) return true;
+  return false;
+}
+
 void DeviceRegistry::Load(const std::string& path) {
   Entry e;
+  if (DisabledByEnv(NameFromPath(path))) {
+    e.match_name = NameFromPath(path);
+    e.report.path = path;
+    e.report.status = "disabled";
+    e.report.reason = "TG_DISABLE_PLUGINS names " + e.match_name;
+    entries_.push_back(std::move(e));
+    return;
+  }
   absl::StatusOr<LoadedPlugin> loaded = LoadPlugin(path, &e.report);
   e.match_name = absl::AsciiStrToUpper(e.report.name.empty() ? NameFromPath(path) : e.report.name);
   if (loaded.ok()) {
