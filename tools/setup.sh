@@ -11,6 +11,7 @@ PACKAGES=(
   llvm-15-dev clang-15 clang
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist
+  python3-torch python3-threadpoolctl libopenblas0-pthread
 )
 
 missing_packages() {

@@ -1,8 +1,11 @@
 // tg_main.cc: the `tg` command line (DESIGN §8): subcommand dispatch and usage.
-// Only `devices` exists so far; bench, cts and viz join as their rooms land.
+// `devices` and `bench` exist so far; cts and viz join as their rooms land.
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
+#include "tools/bench_command.h"
 #include "tools/devices_command.h"
 
 namespace {
@@ -13,12 +16,27 @@ constexpr char kUsage[] =
     "commands:\n"
     "  devices    list every plugin found (path, name, version, ABI, status, reason)\n"
     "             and each device (arch, vector width, compute units, memory)\n"
+    "  bench      run the benchmark suite W1-W8, write JSON, compare against a baseline\n"
+    "             (tg bench --help)\n"
     "\n"
     "options:\n"
     "  -h, --help show this help\n"
     "\n"
     "environment: TG_PLUGIN_PATH (extra plugin directories or .so files, ':'-separated),\n"
     "  TG_PLUGIN_TRACE=1 (log each plugin loading step), TG_DEVICE, DEBUG\n";
+
+int BenchMain(int argc, char** argv) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const std::string& a : args)
+    if (a == "-h" || a == "--help") return std::cout << tg::tools::kBenchUsage, 0;
+  tg::tools::BenchOptions options;
+  std::string error;
+  if (!tg::tools::ParseBenchArgs(args, &options, &error)) {
+    std::cerr << "tg bench: " << error << "\n\n" << tg::tools::kBenchUsage;
+    return 2;
+  }
+  return tg::tools::BenchCommand(argv[0], options, std::cout, std::cerr);
+}
 
 }  // namespace
 
@@ -33,6 +51,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (std::strcmp(cmd, "devices") == 0 && argc == 2) return tg::tools::DevicesCommand(std::cout);
+  if (std::strcmp(cmd, "bench") == 0) return BenchMain(argc, argv);
   std::cerr << "tg: unknown command or arguments: '" << cmd << "'\n\n" << kUsage;
   return 2;
 }

@@ -1,0 +1,133 @@
+// The benchmark report: JSON round trip, direction-aware comparison, tg bench's argument parsing and
+// exit status. Figures here are made up: tests never time anything.
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "ir/error.h"
+#include "tools/bench/report.h"
+#include "tools/bench_command.h"
+
+namespace tg::bench {
+namespace {
+
+Report MakeReport(double gflops, double ms) {
+  Report r;
+  r.context["build"] = "opt";
+  r.records.push_back({"W1_matmul_1024", "CPU", "median", gflops, "GFLOP/s"});
+  r.records.push_back({"W6_transformer_fb", "CPU", "median", ms, "ms/iter"});
+  return r;
+}
+
+TEST(BenchReport, JsonRoundTripKeepsEveryField) {
+  Report back = FromJson(ToJson(MakeReport(12.5, 300)), "test");
+  ASSERT_EQ(back.records.size(), 2u);
+  EXPECT_EQ(back.records[0].name, "W1_matmul_1024");
+  EXPECT_EQ(back.records[0].device, "CPU");
+  EXPECT_EQ(back.records[0].metric, "median");
+  EXPECT_DOUBLE_EQ(back.records[0].value, 12.5);
+  EXPECT_EQ(back.records[1].unit, "ms/iter");
+  EXPECT_EQ(back.context.at("build"), "opt");
+}
+
+TEST(BenchReport, RejectsTextThatIsNotAReport) {
+  EXPECT_THROW(FromJson("not json", "x.json"), Error);
+  EXPECT_THROW(FromJson("{\"rows\": {}}", "x.json"), Error);
+  EXPECT_THROW(FromJson("{\"results\": [{\"name\": \"a\"}]}", "x.json"), Error);
+}
+
+TEST(BenchReport, UnitsSayWhichDirectionIsBetter) {
+  for (const char* u : {"ms", "ms/iter", "us/op", "s"}) EXPECT_TRUE(LowerIsBetter(u)) << u;
+  for (const char* u : {"GFLOP/s", "GB/s", "steps/s"}) EXPECT_FALSE(LowerIsBetter(u)) << u;
+}
+
+TEST(BenchReport, RatioAboveOneMeansBetterForRatesAndTimes) {
+  // Current: twice the GFLOP/s and half the ms of the baseline: both ratios are 2.
+  CompareResult r = Compare(MakeReport(20, 150), MakeReport(10, 300), 0.9);
+  ASSERT_EQ(r.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.rows[0].ratio, 2.0);
+  EXPECT_DOUBLE_EQ(r.rows[1].ratio, 2.0);
+  EXPECT_FALSE(r.any_regressed);
+}
+
+TEST(BenchReport, SlowerTimeBelowThresholdRegresses) {
+  CompareResult r = Compare(MakeReport(10, 400), MakeReport(10, 300), 0.9);  // ms went up: 0.75
+  EXPECT_TRUE(r.any_regressed);
+  EXPECT_FALSE(r.rows[0].regressed);
+  EXPECT_TRUE(r.rows[1].regressed);
+  EXPECT_DOUBLE_EQ(r.rows[1].ratio, 0.75);
+  std::ostringstream out;
+  PrintComparison(r, 0.9, out);
+  EXPECT_NE(out.str().find("REGRESSED"), std::string::npos);
+  EXPECT_NE(out.str().find("FAIL"), std::string::npos);
+}
+
+TEST(BenchReport, UnmatchedRecordsAreListedNotFailed) {
+  Report current = MakeReport(10, 300);
+  current.records.push_back({"W7_dispatch", "CPU", "median", 3, "us/op"});
+  Report baseline = MakeReport(10, 300);
+  baseline.records.push_back({"W1_matmul_1024", "OPENCL", "median", 100, "GFLOP/s"});
+  CompareResult r = Compare(current, baseline, 0.9);
+  EXPECT_EQ(r.rows.size(), 2u);
+  ASSERT_EQ(r.only_current.size(), 1u);
+  EXPECT_EQ(r.only_current[0].name, "W7_dispatch");
+  ASSERT_EQ(r.only_baseline.size(), 1u);
+  EXPECT_EQ(r.only_baseline[0].device, "OPENCL");
+  EXPECT_FALSE(r.any_regressed);
+}
+
+TEST(BenchReport, FailedRunCountsAsRegression) {
+  CompareResult r = Compare(MakeReport(0, 300), MakeReport(10, 300), 0.9);
+  EXPECT_DOUBLE_EQ(r.rows[0].ratio, 0.0);
+  EXPECT_TRUE(r.any_regressed);
+}
+
+class TgBenchCompare : public ::testing::Test {
+ protected:
+  std::string Write(const Report& r, const std::string& name) {
+    std::string path = (std::filesystem::path(::testing::TempDir()) / name).string();
+    WriteReportFile(r, path);
+    return path;
+  }
+};
+
+TEST_F(TgBenchCompare, ExitStatusFollowsThreshold) {
+  std::string base = Write(MakeReport(10, 300), "base.json");
+  std::string worse = Write(MakeReport(8, 300), "worse.json");  // 0.8x
+  std::ostringstream out, err;
+  EXPECT_EQ(tools::CompareReports(worse, base, 0.9, out, err), 1);
+  EXPECT_EQ(tools::CompareReports(worse, base, 0.75, out, err), 0);
+  EXPECT_EQ(tools::CompareReports(base, base, 1.0, out, err), 0);
+  EXPECT_EQ(tools::CompareReports(base, base + ".missing", 0.9, out, err), 2);
+}
+
+TEST(TgBenchArgs, ParsesBothFlagForms) {
+  tools::BenchOptions o;
+  std::string error;
+  ASSERT_TRUE(tools::ParseBenchArgs({"--device", "CPU,OPENCL", "--filter=W1", "--json", "o.json", "--compare=b.json",
+                                     "--threshold", "0.8", "--reps=3"},
+                                    &o, &error))
+      << error;
+  EXPECT_EQ(o.devices, (std::vector<std::string>{"CPU", "OPENCL"}));
+  EXPECT_EQ(o.filter, "W1");
+  EXPECT_EQ(o.json, "o.json");
+  EXPECT_EQ(o.compare, "b.json");
+  EXPECT_DOUBLE_EQ(o.threshold, 0.8);
+  EXPECT_EQ(o.reps, 3);
+}
+
+TEST(TgBenchArgs, RejectsBadArguments) {
+  for (std::vector<std::string> bad : std::vector<std::vector<std::string>>{
+           {"--bogus"}, {"--json"}, {"--threshold", "abc"}, {"--threshold=-1"}, {"--results", "r.json"}}) {
+    tools::BenchOptions o;
+    std::string error;
+    EXPECT_FALSE(tools::ParseBenchArgs(bad, &o, &error)) << bad[0];
+    EXPECT_FALSE(error.empty());
+  }
+}
+
+}  // namespace
+}  // namespace tg::bench

@@ -1,0 +1,127 @@
+#include "tools/bench/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "ir/error.h"
+
+namespace tg::bench {
+namespace {
+
+using Json = nlohmann::json;
+using Key = std::tuple<std::string, std::string, std::string>;
+
+Key KeyOf(const Record& r) { return {r.name, r.device, r.metric}; }
+
+// Ratio > 1 = better, for either direction. A zero or negative figure (a failed run) compares as 0.
+double BetterRatio(double current, double baseline, bool lower_is_better) {
+  if (!(current > 0) || !(baseline > 0)) return 0;
+  return lower_is_better ? baseline / current : current / baseline;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
+  return buf;
+}
+
+}  // namespace
+
+bool LowerIsBetter(const std::string& unit) {
+  // Every time unit starts with its scale: ms, ms/iter, us/op, s, ns.
+  return unit == "s" || unit.rfind("ms", 0) == 0 || unit.rfind("us", 0) == 0 || unit.rfind("ns", 0) == 0 ||
+         unit.rfind("s/", 0) == 0;
+}
+
+std::string ToJson(const Report& report) {
+  Json results = Json::array();
+  for (const Record& r : report.records)
+    results.push_back({{"name", r.name}, {"device", r.device}, {"metric", r.metric}, {"value", r.value},
+                       {"unit", r.unit}});
+  Json out = {{"suite", "tinygrad-cc bench"}, {"context", report.context}, {"results", results}};
+  return out.dump(1) + "\n";
+}
+
+Report FromJson(const std::string& text, const std::string& what) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("results") || !j["results"].is_array())
+    throw Error(what + ": not a tg bench report (expected a JSON object with a \"results\" array)");
+  Report report;
+  if (j.contains("context") && j["context"].is_object())
+    for (auto& [k, v] : j["context"].items()) report.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  for (const Json& row : j["results"]) {
+    if (!row.is_object() || !row.contains("name") || !row.contains("value") || !row["value"].is_number())
+      throw Error(what + ": a result needs at least \"name\" and a numeric \"value\": " + row.dump());
+    Record r;
+    r.name = row["name"].get<std::string>();
+    r.device = row.value("device", "");
+    r.metric = row.value("metric", "median");
+    r.value = row["value"].get<double>();
+    r.unit = row.value("unit", "");
+    report.records.push_back(std::move(r));
+  }
+  return report;
+}
+
+Report ReadReportFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return FromJson(ss.str(), path);
+}
+
+void WriteReportFile(const Report& report, const std::string& path) {
+  // Written beside and renamed, so a crashed run never leaves a half file a later --compare trusts.
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error("cannot write " + tmp);
+    out << ToJson(report);
+    if (!out.flush()) throw Error("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename " + tmp + " to " + path);
+}
+
+CompareResult Compare(const Report& current, const Report& baseline, double threshold) {
+  std::map<Key, const Record*> base;
+  for (const Record& r : baseline.records) base[KeyOf(r)] = &r;
+  CompareResult result;
+  for (const Record& r : current.records) {
+    auto it = base.find(KeyOf(r));
+    if (it == base.end()) {
+      result.only_current.push_back(r);
+      continue;
+    }
+    Comparison c{r, it->second->value, BetterRatio(r.value, it->second->value, LowerIsBetter(r.unit)), false};
+    c.regressed = c.ratio < threshold;
+    result.any_regressed |= c.regressed;
+    result.rows.push_back(std::move(c));
+    base.erase(it);
+  }
+  for (const auto& [key, rec] : base) result.only_baseline.push_back(*rec);
+  return result;
+}
+
+void PrintComparison(const CompareResult& result, double threshold, std::ostream& out) {
+  out << "workload                       device   metric      current     baseline  unit       ratio\n";
+  for (const Comparison& c : result.rows) {
+    char line[256];
+    std::snprintf(line, sizeof(line), "%-30s %-8s %-7s %12s %12s  %-9s %6sx%s\n", c.current.name.c_str(),
+                  c.current.device.c_str(), c.current.metric.c_str(), Fixed(c.current.value, 3).c_str(),
+                  Fixed(c.baseline, 3).c_str(), c.current.unit.c_str(), Fixed(c.ratio, 2).c_str(),
+                  c.regressed ? "  REGRESSED" : "");
+    out << line;
+  }
+  for (const Record& r : result.only_current) out << r.name << " " << r.device << " " << r.metric << ": not in the baseline\n";
+  for (const Record& r : result.only_baseline) out << r.name << " " << r.device << " " << r.metric << ": not run\n";
+  out << (result.any_regressed ? "FAIL" : "OK") << ": ratio = better/worse vs baseline (direction-aware), threshold "
+      << Fixed(threshold, 2) << "\n";
+}
+
+}  // namespace tg::bench

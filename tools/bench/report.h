@@ -1,0 +1,59 @@
+// report.h: the benchmark suite's results as data: records, their JSON file, and the comparison of a
+// run against a baseline that `tg bench --compare` prints (DESIGN §8). No timing here: it is pure
+// data handling so a small unit test can cover it.
+#ifndef TG_TOOLS_BENCH_REPORT_H_
+#define TG_TOOLS_BENCH_REPORT_H_
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tg::bench {
+
+// One figure of one workload on one device, e.g. {"W1_matmul_1024", "CPU", "median", 9.4, "GFLOP/s"}.
+// |metric| says which run it comes from: "median" (the headline figure), "first" (compile included).
+struct Record {
+  std::string name;
+  std::string device;
+  std::string metric;
+  double value = 0;
+  std::string unit;
+};
+
+struct Report {
+  std::map<std::string, std::string> context;  // host, date, build mode...: shown, never compared
+  std::vector<Record> records;
+};
+
+// Times ("ms", "ms/iter", "us/op", "s"...) are better when lower; rates (GFLOP/s, GB/s, steps/s) when higher.
+bool LowerIsBetter(const std::string& unit);
+
+std::string ToJson(const Report& report);
+// Throws tg::Error naming |what| (a path, for messages) when the text is not a report.
+Report FromJson(const std::string& text, const std::string& what);
+Report ReadReportFile(const std::string& path);
+void WriteReportFile(const Report& report, const std::string& path);
+
+// A record of the current run matched with the baseline's by (name, device, metric).
+// ratio > 1 means better than the baseline whatever the unit's direction.
+struct Comparison {
+  Record current;
+  double baseline = 0;
+  double ratio = 0;
+  bool regressed = false;  // ratio < threshold
+};
+
+struct CompareResult {
+  std::vector<Comparison> rows;
+  std::vector<Record> only_current;   // new workloads: reported, not a failure
+  std::vector<Record> only_baseline;  // filtered out or not run: reported, not a failure
+  bool any_regressed = false;
+};
+
+CompareResult Compare(const Report& current, const Report& baseline, double threshold);
+void PrintComparison(const CompareResult& result, double threshold, std::ostream& out);
+
+}  // namespace tg::bench
+
+#endif  // TG_TOOLS_BENCH_REPORT_H_

@@ -1,0 +1,68 @@
+#include "tools/bench/timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+
+namespace tg::bench {
+namespace {
+
+std::mutex records_mu;
+std::vector<Record>& Records() {
+  static auto* records = new std::vector<Record>();
+  return *records;
+}
+
+}  // namespace
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+Timed TimeSelfTimedRuns(benchmark::State& state, const std::function<double()>& run, int warmup) {
+  Timed t;
+  t.first_s = run();
+  for (int i = 1; i < warmup; ++i) run();
+  std::vector<double> times;
+  for (auto _ : state) {
+    double s = run();
+    state.SetIterationTime(s);
+    times.push_back(s);
+  }
+  t.median_s = Median(times);
+  t.min_s = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
+  return t;
+}
+
+Timed TimeRuns(benchmark::State& state, const std::function<void()>& run, int warmup) {
+  return TimeSelfTimedRuns(
+      state,
+      [&] {
+        auto start = std::chrono::steady_clock::now();
+        run();
+        return SecondsSince(start);
+      },
+      warmup);
+}
+
+void Publish(benchmark::State& state, const std::string& name, const std::string& device, const Timed& t,
+             double value, const std::string& unit) {
+  state.counters[unit] = value;
+  state.counters["first_ms"] = t.first_s * 1e3;
+  state.counters["median_ms"] = t.median_s * 1e3;
+  state.counters["min_ms"] = t.min_s * 1e3;
+  std::lock_guard<std::mutex> lock(records_mu);
+  Records().push_back({name, device, "median", value, unit});
+  Records().push_back({name, device, "first", t.first_s * 1e3, "ms"});
+}
+
+const std::vector<Record>& PublishedRecords() { return Records(); }
+
+}  // namespace tg::bench

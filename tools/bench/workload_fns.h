@@ -1,0 +1,26 @@
+// workload_fns.h: the body of each workload (internal to //tools/bench; workloads.cc tables them).
+// Each builds its inputs realized, times runs with TimeRuns and reports with Publish.
+#ifndef TG_TOOLS_BENCH_WORKLOAD_FNS_H_
+#define TG_TOOLS_BENCH_WORKLOAD_FNS_H_
+
+#include <cstdint>
+#include <string>
+
+#include <benchmark/benchmark.h>
+
+namespace tg::bench {
+
+// kernel_workloads.cc
+void RunMatmul(benchmark::State& state, const std::string& device, int warmup, int64_t n);   // W1
+void RunGeluBcast(benchmark::State& state, const std::string& device, int warmup);          // W2
+void RunSum(benchmark::State& state, const std::string& device, int warmup);                // W3a
+void RunSoftmax(benchmark::State& state, const std::string& device, int warmup);            // W3b
+void RunConv2d(benchmark::State& state, const std::string& device, int warmup);             // W4
+void RunDispatch(benchmark::State& state, const std::string& device, int warmup);           // W7
+// training_workloads.cc
+void RunMlpTrain(benchmark::State& state, const std::string& device, int warmup);           // W5
+void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warmup);        // W6
+
+}  // namespace tg::bench
+
+#endif  // TG_TOOLS_BENCH_WORKLOAD_FNS_H_

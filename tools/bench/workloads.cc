@@ -1,0 +1,63 @@
+#include "tools/bench/workloads.h"
+
+#include "ir/error.h"
+#include "tools/bench/cold_start.h"
+#include "tools/bench/workload_fns.h"
+
+namespace tg::bench {
+namespace {
+
+using Fn = std::function<void(benchmark::State&, const std::string&, int)>;
+
+// Reps and warm-up follow the torch peer (bench_torch.py): 5 / 1 by default, W5 20 / 3, W6 10 / 2.
+Workload Make(std::string name, std::string description, int reps, int warmup, Fn fn) {
+  return Workload{std::move(name), std::move(description), reps, warmup,
+                  [fn = std::move(fn), warmup](benchmark::State& s, const std::string& d) { fn(s, d, warmup); }};
+}
+
+std::vector<Workload> BuildTable() {
+  return {
+      Make("W1_matmul_1024", "C = A @ B, 1024x1024 fp32 (GFLOP/s = 2N^3/t)", 5, 1,
+           [](auto& s, auto& d, int w) { RunMatmul(s, d, w, 1024); }),
+      Make("W1_matmul_2048", "C = A @ B, 2048x2048 fp32 (GFLOP/s = 2N^3/t)", 5, 1,
+           [](auto& s, auto& d, int w) { RunMatmul(s, d, w, 2048); }),
+      Make("W2_gelu_bcast", "gelu_tanh(x * a + b), x 4096x4096, a b (4096,) (GB/s, x in + y out)", 5, 1, RunGeluBcast),
+      Make("W3a_sum_64M", "sum of 64M floats to a scalar (GB/s)", 5, 1, RunSum),
+      Make("W3b_softmax_4096", "row softmax of 4096x4096 (GB/s, in + out)", 5, 1, RunSoftmax),
+      Make("W4_conv2d", "conv2d 8x64x56x56 * 64x64x3x3, pad 1 (GFLOP/s)", 5, 1, RunConv2d),
+      Make("W5_mlp_train", "MLP 784-512-512-10 train step, batch 128, CE, Adam (steps/s)", 20, 3, RunMlpTrain),
+      Make("W6_transformer_fb", "pre-LN block B8 T128 d256 h4 ff1024 fwd+bwd (ms/iter)", 10, 2, RunBlockFwdBwd),
+      Make("W7_dispatch", "1000 sequential x = x + 1 on 16 floats, each realized (us/op)", 5, 1, RunDispatch),
+      Make("W8a_cold_mlp_forward", "first W5 forward, fresh process, empty cache (ms)", 5, 1,
+           [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdForward); }),
+      Make("W8b_cold_mlp_step", "first W5 training step, fresh process, empty cache (ms)", 5, 1,
+           [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdStep); }),
+  };
+}
+
+}  // namespace
+
+const std::vector<Workload>& AllWorkloads() {
+  static const auto* table = new std::vector<Workload>(BuildTable());
+  return *table;
+}
+
+void RegisterWorkloads(const std::vector<std::string>& devices, int reps) {
+  for (const std::string& device : devices) {
+    for (const Workload& w : AllWorkloads()) {
+      auto body = [&w, device](benchmark::State& state) {
+        try {
+          w.run(state, device);
+        } catch (const std::exception& e) {  // one broken workload must not end the suite
+          state.SkipWithError(e.what());
+        }
+      };
+      benchmark::RegisterBenchmark((w.name + "/" + device).c_str(), body)
+          ->Iterations(reps > 0 ? reps : w.reps)
+          ->UseManualTime()
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace tg::bench

@@ -1,0 +1,37 @@
+// bench_command.h: `tg bench`: runs the benchmark suite (//tools/bench:bench, found in tg's runfiles),
+// writes its JSON report and compares it against a baseline report (DESIGN §8, issue 4 part 6).
+#ifndef TG_TOOLS_BENCH_COMMAND_H_
+#define TG_TOOLS_BENCH_COMMAND_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tg::tools {
+
+struct BenchOptions {
+  std::vector<std::string> devices;  // empty: the default device
+  std::string filter;                // regex over "<workload>/<device>"
+  std::string json;                  // where the report goes (a temporary file when empty)
+  std::string compare;               // baseline report; empty: no comparison
+  std::string results;               // an existing report to compare instead of running the suite
+  double threshold = 0.9;
+  int reps = 0;                      // 0: each workload's own count
+};
+
+// Parses the arguments after `bench`. Returns false (with a message in |error|) on a bad one.
+bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* options, std::string* error);
+
+// Compares |current_path| against |baseline_path|; prints the table to |out|. 0 when no ratio is below
+// |threshold|, 1 when one is, 2 when a file cannot be read.
+int CompareReports(const std::string& current_path, const std::string& baseline_path, double threshold,
+                   std::ostream& out, std::ostream& err);
+
+// The whole subcommand. |argv0| locates the bench binary in tg's runfiles.
+int BenchCommand(const std::string& argv0, const BenchOptions& options, std::ostream& out, std::ostream& err);
+
+extern const char kBenchUsage[];
+
+}  // namespace tg::tools
+
+#endif  // TG_TOOLS_BENCH_COMMAND_H_
