@@ -52,8 +52,14 @@ UOpRef ReduceGrad(const Match& m) {
       UOpRef count = is_max->reduce(Ops::kAdd, rarg.axes)->expand(x->shape());
       return Grads(ret, {is_max / count * g});
     }
-    case Ops::kMul:  // prod: d/dx_i = prod / x_i (inputs that are zero need the zero-safe rule)
-      return Grads(ret, {ret->expand(x->shape()) / x * g});
+    case Ops::kMul: {  // prod: d/dx_j = prod_{i != j} x_i, zero-safe (prod/x_j divides by zero)
+      UOpRef is_zero = eq(x, x->const_like(0.0));
+      UOpRef safe_x = Cond(is_zero, x->const_like(1.0), x);
+      UOpRef zeros = is_zero->cast(dtypes::int32)->reduce(Ops::kAdd, rarg.axes)->expand(x->shape());
+      UOpRef others = safe_x->reduce(Ops::kMul, rarg.axes)->expand(x->shape());  // the product without zeros
+      UOpRef when_zero = Cond(eq(zeros, zeros->const_like(int64_t{1})), others, x->const_like(0.0));
+      return Grads(ret, {Cond(is_zero, when_zero, ret->expand(x->shape()) / safe_x) * g});
+    }
     default: throw Error("gradient: no rule for reduce op " + std::string(OpName(rarg.op)));
   }
 }
@@ -125,6 +131,11 @@ const PatternMatcher& GradientRules() {
       {Binary(Ops::kMax), MaxGrad},
       {Pat::Ops_({Ops::kCmpLt, Ops::kCmpNe, Ops::kCmpEq}, {Pat::Var("a"), Pat::Var("b")}, "ret"),
        [](const Match& m) { return Grads(m["ret"], {nullptr, nullptr}); }},
+      // integer-only ops: on a gradient path only behind a float -> int cast, and flat there
+      {Pat::Ops_({Ops::kIdiv, Ops::kMod, Ops::kXor, Ops::kOr, Ops::kAnd, Ops::kShl, Ops::kShr},
+                 {Pat::Var("a"), Pat::Var("b")}, "ret"),
+       [](const Match& m) { return Grads(m["ret"], {nullptr, nullptr}); }},
+      {Unary(Ops::kBitcast), [](const Match& m) { return Grads(m["ret"], {nullptr}); }},
       {Pat::Op(Ops::kWhere, {Pat::Var("c"), Pat::Var("a"), Pat::Var("b")}, "ret"),
        [](const Match& m) {
          UOpRef zero = G(m)->const_like(0.0);

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,18 @@ struct Scalar {
   Kind kind;
 };
 
+struct Index;  // one entry of t[{...}]; defined in frontend/index.h
+
+// An int argument that may also be given per axis: `2` or `{2, 3}` (conv strides, pool kernels).
+struct IntOrTuple {
+  IntOrTuple() = default;
+  IntOrTuple(int64_t v) : values{v}, scalar(true) {}  // NOLINT: implicit, so `stride = 2` reads as in Python
+  IntOrTuple(std::initializer_list<int64_t> v) : values(v) {}
+  IntOrTuple(std::vector<int64_t> v) : values(std::move(v)) {}  // NOLINT
+  std::vector<int64_t> values;
+  bool scalar = false;  // written as a plain int: a pool kernel `3` means 3x3, `{3}` a 1-D kernel
+};
+
 class Tensor {
  public:
   // ---- creation ------------------------------------------------------------------------------
@@ -69,6 +82,43 @@ class Tensor {
   static Tensor rand(const Shape& shape, DType dtype = dtypes::default_float, std::string_view device = "");
   static Tensor randn(const Shape& shape, DType dtype = dtypes::default_float, std::string_view device = "");
   static void manual_seed(uint64_t seed);
+
+  // ---- creation: more constants and ranges (frontend/tensor_creation.cc) ----------------------
+  // |steps| evenly spaced values from |start| to |stop| inclusive.
+  static Tensor linspace(double start, double stop, int64_t steps, DType dtype = dtypes::default_float,
+                         std::string_view device = "");
+  static Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, DType dtype = dtypes::default_float,
+                    std::string_view device = "");  // ones on the diagonal of an n x m matrix
+  // arange with an explicit dtype (the 3-argument form above infers it).
+  static Tensor arange(Scalar start, Scalar stop, Scalar step, DType dtype, std::string_view device = "");
+  Tensor empty_like(std::optional<DType> dtype = std::nullopt) const;  // same shape and device
+  Tensor zeros_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor ones_like(std::optional<DType> dtype = std::nullopt) const;
+  Tensor full_like(Scalar value, std::optional<DType> dtype = std::nullopt) const;
+
+  // ---- creation: random (frontend/tensor_random.cc; Threefry stream of frontend/random.h) -----
+  Tensor rand_like(std::optional<DType> dtype = std::nullopt) const;   // uniform [0, 1), this shape
+  Tensor randn_like(std::optional<DType> dtype = std::nullopt) const;  // standard normal, this shape
+  // Integers uniform in [low, high).
+  static Tensor randint(const Shape& shape, int64_t low = 0, int64_t high = 10, DType dtype = dtypes::int32,
+                        std::string_view device = "");
+  static Tensor uniform(const Shape& shape, double low = 0.0, double high = 1.0,
+                        DType dtype = dtypes::default_float, std::string_view device = "");
+  static Tensor normal(const Shape& shape, double mean = 0.0, double std = 1.0,
+                       DType dtype = dtypes::default_float, std::string_view device = "");
+  static Tensor randperm(int64_t n, DType dtype = dtypes::int32, std::string_view device = "");  // shuffled 0..n-1
+  // Uniform in [-1, 1) / sqrt(numel): tinygrad's default layer init.
+  static Tensor scaled_uniform(const Shape& shape, DType dtype = dtypes::default_float, std::string_view device = "");
+  // Uniform +-sqrt(6 / (fan_in + fan_out)) with fan_out = shape[0], fan_in = prod(shape[1:]).
+  static Tensor glorot_uniform(const Shape& shape, DType dtype = dtypes::default_float, std::string_view device = "");
+  // He init for a leaky relu of negative slope |a|: uniform +-sqrt(6/(1+a^2)/fan_in), normal std sqrt(2/(1+a^2)/fan_in).
+  static Tensor kaiming_uniform(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                                std::string_view device = "");
+  static Tensor kaiming_normal(const Shape& shape, double a = 0.01, DType dtype = dtypes::default_float,
+                               std::string_view device = "");
+  // Samples column indices of this 1-D/2-D weight tensor (rows are distributions): int32 (n_samples) or
+  // (rows, n_samples).
+  Tensor multinomial(int64_t num_samples = 1, bool replacement = false) const;
 
   // ---- properties ----------------------------------------------------------------------------
   const Shape& shape() const;
@@ -102,6 +152,71 @@ class Tensor {
   Tensor cast(DType dtype) const;
   Tensor logical_not() const;
 
+  // ---- unary math (frontend/tensor_math.cc) --------------------------------------------------
+  Tensor log10() const;
+  Tensor rsqrt() const;  // 1 / sqrt(x)
+  Tensor cos() const;
+  Tensor tan() const;
+  Tensor asin() const;  // polynomial of Abramowitz-Stegun 4.4.46, as tinygrad
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor trunc() const;  // toward zero; ints are returned as they are
+  Tensor ceil() const;
+  Tensor floor() const;
+  Tensor round() const;  // half to even
+  Tensor isinf(bool detect_positive = true, bool detect_negative = true) const;  // bool
+  Tensor isnan() const;     // bool
+  Tensor isfinite() const;  // bool
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;  // this + (end - this) * weight
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor square() const;
+  // Clips into [min, max]; either bound may be absent, not both.
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max) const { return clamp(min, max); }
+  Tensor sign() const;  // -1, 0 or 1 in this dtype
+  Tensor abs() const;
+
+  // ---- activations (frontend/tensor_activation.cc) -------------------------------------------
+  Tensor sigmoid() const;
+  Tensor logsigmoid() const;
+  Tensor hardsigmoid(double alpha = 1.0 / 6.0, double beta = 0.5) const;
+  Tensor elu(double alpha = 1.0) const;
+  Tensor celu(double alpha = 1.0) const;
+  Tensor selu(double alpha = 1.67326, double gamma = 1.0507) const;
+  Tensor swish() const;  // x * sigmoid(x)
+  Tensor silu() const;   // same as swish
+  Tensor relu6() const;
+  Tensor hardswish() const;
+  Tensor tanh() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor atanh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor hardtanh(double min_val = -1.0, double max_val = 1.0) const;
+  Tensor erf() const;  // Abramowitz-Stegun 7.1.26 (abs error < 1.5e-7), as tinygrad
+  // |approximate| "tanh" (tinygrad's default) or "none" (through erf).
+  Tensor gelu(std::string_view approximate = "tanh") const;
+  Tensor quick_gelu() const;  // x * sigmoid(1.702 x)
+  Tensor leaky_relu(double neg_slope = 0.01) const;
+  Tensor mish() const;
+  Tensor softplus(double beta = 1.0) const;
+  Tensor softsign() const;
+
+  // ---- casting (frontend/tensor_math.cc); C++ keywords get a trailing underscore -------------
+  // Reinterprets the bits; with a different itemsize the last axis is rescaled (it must divide).
+  Tensor bitcast(DType dtype) const;
+  Tensor float_() const { return cast(dtypes::float32); }
+  Tensor half() const { return cast(dtypes::float16); }
+  Tensor bfloat16() const { return cast(dtypes::bfloat16); }
+  Tensor double_() const { return cast(dtypes::float64); }
+  Tensor int_() const { return cast(dtypes::int32); }
+  Tensor long_() const { return cast(dtypes::int64); }
+  Tensor short_() const { return cast(dtypes::int16); }
+  Tensor bool_() const { return cast(dtypes::bool_); }
+  bool is_floating_point() const { return dtype().is_float(); }
+  int64_t element_size() const { return dtype().itemsize(); }
+
   // ---- elementwise: binary (broadcasting, tinygrad's dtype promotion) ------------------------
   Tensor add(const Tensor& other) const;
   Tensor sub(const Tensor& other) const;
@@ -121,6 +236,50 @@ class Tensor {
   Tensor where(const Tensor& x, Scalar y) const;
   Tensor where(Scalar x, Scalar y) const;
 
+  // ---- binary: more ops and scalar operands (frontend/tensor_binary.cc) ----------------------
+  // A scalar takes this tensor's dtype unless it needs a wider kind (tinygrad's weak types).
+  Tensor add(Scalar other) const;
+  Tensor sub(Scalar other) const;
+  Tensor mul(Scalar other) const;
+  Tensor div(Scalar other) const;
+  // |rounding_mode| "" (true division), "trunc" (toward zero) or "floor"; ints stay ints when rounded.
+  Tensor div(const Tensor& other, std::string_view rounding_mode) const;
+  Tensor div(Scalar other, std::string_view rounding_mode) const;
+  Tensor mod(const Tensor& other) const;  // Python %: the sign follows the divisor
+  Tensor mod(Scalar other) const;
+  Tensor fmod(const Tensor& other) const;  // C remainder: the sign follows the dividend
+  Tensor fmod(Scalar other) const;
+  Tensor pow(const Tensor& exponent) const;  // negative bases with fractional exponents give NaN
+  Tensor pow(Scalar exponent) const;          // integer exponents by repeated squaring (exact for ints)
+  static Tensor pow(Scalar base, const Tensor& exponent);
+  Tensor maximum(Scalar other) const;
+  Tensor minimum(Scalar other) const;
+  Tensor copysign(const Tensor& other) const;  // |this| with the sign of |other| (-0.0 counts as negative)
+  Tensor copysign(Scalar other) const;
+  Tensor logaddexp(const Tensor& other) const;  // log(exp(this) + exp(other)), computed stably
+  Tensor logaddexp(Scalar other) const;
+  // Bitwise ops on int and bool tensors.
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_and(Scalar other) const;
+  Tensor bitwise_or(Scalar other) const;
+  Tensor bitwise_xor(Scalar other) const;
+  Tensor bitwise_not() const;
+  Tensor lshift(const Tensor& bits) const;  // int tensors only
+  Tensor rshift(const Tensor& bits) const;  // arithmetic for signed ints
+  Tensor lshift(Scalar bits) const;
+  Tensor rshift(Scalar bits) const;
+  Tensor lt(Scalar other) const;
+  Tensor gt(Scalar other) const;
+  Tensor le(Scalar other) const;
+  Tensor ge(Scalar other) const;
+  Tensor eq(Scalar other) const;
+  Tensor ne(Scalar other) const;
+  // |value| where |mask| (broadcast, cast to bool) is true, this elsewhere.
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+
   // ---- reductions (negative axes count from the end; no axes = all) --------------------------
   Tensor sum(const std::vector<int>& axes = {}, bool keepdim = false) const;
   Tensor max(const std::vector<int>& axes = {}, bool keepdim = false) const;
@@ -128,6 +287,62 @@ class Tensor {
   Tensor mean(const std::vector<int>& axes = {}, bool keepdim = false) const;
   Tensor matmul(const Tensor& other) const;  // numpy matmul semantics, as a reduce of a product
   Tensor dot(const Tensor& other) const { return matmul(other); }
+
+  // ---- reductions: more (frontend/tensor_reduce.cc, tensor_scan.cc) --------------------------
+  // sum accumulating and returning |dtype| instead of tinygrad's accumulation dtype.
+  Tensor sum(const std::vector<int>& axes, bool keepdim, DType dtype) const;
+  Tensor prod(const std::vector<int>& axes = {}, bool keepdim = false) const;  // in this dtype
+  Tensor any(const std::vector<int>& axes = {}, bool keepdim = false) const;   // bool
+  Tensor all(const std::vector<int>& axes = {}, bool keepdim = false) const;   // bool
+  // Divides the squared deviations by n - |correction| (clamped at 0).
+  Tensor var(const std::vector<int>& axes = {}, bool keepdim = false, double correction = 1) const;
+  Tensor std(const std::vector<int>& axes = {}, bool keepdim = false, double correction = 1) const;
+  std::pair<Tensor, Tensor> var_mean(const std::vector<int>& axes = {}, bool keepdim = false,
+                                     double correction = 1) const;  // (var, mean)
+  std::pair<Tensor, Tensor> std_mean(const std::vector<int>& axes = {}, bool keepdim = false,
+                                     double correction = 1) const;  // (std, mean)
+  // int32 index of the first maximum (minimum) along |axis|; of the flattened tensor without one.
+  Tensor argmax(std::optional<int> axis = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int> axis = std::nullopt, bool keepdim = false) const;
+  Tensor logsumexp(const std::vector<int>& axes = {}, bool keepdim = false) const;
+  Tensor softmax(int axis = -1) const;
+  Tensor log_softmax(int axis = -1) const;
+  Tensor softmin(int axis = -1) const;
+  // Inclusive scans along |axis| (a masked reduce over the prefix, so they fuse and differentiate).
+  Tensor cumsum(int axis = 0) const;
+  Tensor cumprod(int axis = 0) const;
+  std::pair<Tensor, Tensor> cummax(int axis = 0) const;  // (values, int32 index of the first maximum)
+  std::pair<Tensor, Tensor> cummin(int axis = 0) const;
+
+  // ---- nn functional and losses (frontend/nn_functional.cc, frontend/nn_loss.cc) ------------
+  // this @ weight + bias; a 1-D weight multiplies elementwise (tinygrad's linear).
+  Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
+  // (x - mean) / sqrt(var + eps) over |axes| (no affine part).
+  Tensor layernorm(const std::vector<int>& axes = {-1}, double eps = 1e-5) const;
+  // (x - mean) * weight * invstd + bias, the 1-D parameters laid along |axis|.
+  Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
+                   const Tensor& invstd, int axis = 1) const;
+  // Zeroes each element with probability |p| and scales the rest by 1/(1-p), only while training.
+  Tensor dropout(double p = 0.5) const;
+  static void set_training(bool on);  // tinygrad's Tensor.training / TRAINING context
+  static bool training();
+  // softmax(q k^T / sqrt(d) + mask) v; a bool mask keeps where true; |is_causal| masks the future.
+  Tensor scaled_dot_product_attention(const Tensor& key, const Tensor& value,
+                                      const std::optional<Tensor>& attn_mask = std::nullopt,
+                                      double dropout_p = 0.0, bool is_causal = false) const;
+  // Losses; |reduction| "mean", "sum" or "none".
+  // Probabilities |this| against targets |y| in [0, 1].
+  Tensor binary_crossentropy(const Tensor& y, std::string_view reduction = "mean") const;
+  Tensor binary_crossentropy_logits(const Tensor& y, std::string_view reduction = "mean",
+                                    const std::optional<Tensor>& pos_weight = std::nullopt) const;
+  // Logits (..., classes) against int class indices (...); |ignore_index| rows do not count.
+  Tensor sparse_categorical_crossentropy(const Tensor& y, int64_t ignore_index = -1, double label_smoothing = 0.0,
+                                         std::string_view reduction = "mean") const;
+  // Logits (classes) or (batch, classes, ...) against int indices or class probabilities.
+  Tensor cross_entropy(const Tensor& y, std::string_view reduction = "mean", double label_smoothing = 0.0) const;
+  // Log-probabilities (batch, classes, ...) against int indices (batch, ...); optional class weights.
+  Tensor nll_loss(const Tensor& y, const std::optional<Tensor>& weight = std::nullopt,
+                  std::optional<int64_t> ignore_index = std::nullopt, std::string_view reduction = "mean") const;
 
   // ---- movement (views: no data moves until a kernel reads them) ----------------------------
   Tensor reshape(const Shape& shape) const;  // one -1 is inferred
@@ -138,7 +353,86 @@ class Tensor {
   Tensor shrink(const std::vector<std::pair<int64_t, int64_t>>& bounds) const;  // [start, stop)
   Tensor flip(const std::vector<int>& axes) const;
   Tensor transpose(int dim0 = 1, int dim1 = 0) const;
-  Tensor flatten(int start_dim = 0) const;
+  Tensor flatten(int start_dim = 0, int end_dim = -1) const;  // merges axes start_dim..end_dim
+
+  // ---- movement: high level (frontend/tensor_shape.cc) ---------------------------------------
+  // |mode| "constant" (fills |value|), "reflect", "replicate" or "circular"; negative amounts crop.
+  Tensor pad(const std::vector<std::pair<int64_t, int64_t>>& padding, std::string_view mode, Scalar value = 0) const;
+  Tensor squeeze() const;         // drops every size-1 axis
+  Tensor squeeze(int dim) const;  // drops |dim| if it has size 1, else returns this
+  Tensor unsqueeze(int dim) const;                     // new size-1 axis at |dim| in [-ndim-1, ndim]
+  Tensor unflatten(int dim, const Shape& sizes) const;  // splits |dim| into |sizes| (one -1 inferred)
+  // Joins this and |others| along existing axis |dim| (cat) or a new axis |dim| (stack).
+  Tensor cat(const std::vector<Tensor>& others, int dim = 0) const;
+  Tensor stack(const std::vector<Tensor>& others, int dim = 0) const;
+  Tensor repeat(const Shape& repeats) const;  // tiles the tensor repeats[i] times along axis i (numpy tile)
+  // Repeats each element |repeats| times along |dim| (flattened first when |dim| is absent).
+  Tensor repeat_interleave(int64_t repeats, std::optional<int> dim = std::nullopt) const;
+  std::vector<Tensor> split(int64_t size, int dim = 0) const;  // chunks of |size|, the last may be smaller
+  std::vector<Tensor> split(const std::vector<int64_t>& sizes, int dim = 0) const;  // sizes must sum to the axis
+  std::vector<Tensor> chunk(int64_t chunks, int dim = 0) const;  // at most |chunks| pieces of ceil(n/chunks)
+  // Windows of |size| every |step| along |dim|: that axis becomes (n_windows) and a new last axis (size).
+  Tensor unfold(int dim, int64_t size, int64_t step) const;
+  Tensor roll(int64_t shift) const;  // on the flattened tensor, shape kept
+  Tensor roll(int64_t shift, int dim) const;
+  Tensor roll(const std::vector<int64_t>& shifts, const std::vector<int>& dims) const;
+  Tensor diag() const;  // 1-D (n) -> 2-D (n, n) with this on the diagonal
+  Tensor diagonal(int64_t offset = 0, int dim1 = 0, int dim2 = 1) const;  // diagonal over two axes, as last axis
+  // Coordinate grids of 0-D/1-D tensors; |indexing| "ij" (matrix) or "xy" (cartesian).
+  static std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing = "ij");
+  Tensor tril(int64_t diagonal = 0) const;  // zeros above the |diagonal|-th diagonal of the last two axes
+  Tensor triu(int64_t diagonal = 0) const;  // zeros below it
+
+  // ---- indexing (frontend/index.h spells the indices; frontend/tensor_index.cc) ---------------
+  // Python's t[...]: ints, tg::Slice{start, stop, step}, tg::NewAxis, tg::Ellipsis and integer
+  // tensors (advanced indexing; out-of-range tensor indices read 0, as tinygrad). t[{1, tg::Slice{}}].
+  Tensor operator[](const std::vector<Index>& indices) const;
+  Tensor index(const std::vector<Index>& indices) const;  // same as operator[]
+  // Python's t[...] = value: computes the updated tensor and makes every handle of this tensor see it
+  // (functional: a masked where over the old value). |value| broadcasts to the indexed shape.
+  Tensor& setitem(const std::vector<Index>& indices, const Tensor& value);
+  Tensor& setitem(const std::vector<Index>& indices, Scalar value);
+  Tensor gather(int dim, const Tensor& index) const;  // out[..i..] = this[..index[..i..]..] along |dim|
+  // Writes |src| at |index| along |dim| (the last write wins for repeated indices).
+  Tensor scatter(int dim, const Tensor& index, const Tensor& src) const;
+  // Scalar source; |reduce| "" (overwrite), "add" or "multiply".
+  Tensor scatter(int dim, const Tensor& index, Scalar src, std::string_view reduce = "") const;
+  // |reduce| one of "sum", "prod", "mean", "amax", "amin"; include_self=false leaves this out of it.
+  Tensor scatter_reduce(int dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor one_hot(int64_t num_classes) const;  // int tensor -> (..., num_classes) int32 of 0/1
+  // Data-dependent shapes: these realize their mask on the host (as tinygrad does without size=).
+  Tensor masked_select(const Tensor& mask) const;  // 1-D elements where |mask| (bool, broadcast) is true
+  Tensor nonzero() const;                          // (n_nonzero, ndim) int32 coordinates
+
+  // ---- processing (tensor_conv.cc, tensor_pool.cc, tensor_sort.cc, tensor_einsum.cc) ----------
+  // Einstein summation: "ij,jk->ik", implicit output ("ij,jk"), "..." and repeated letters (diagonals).
+  static Tensor einsum(std::string_view formula, const std::vector<Tensor>& operands);
+  // N-D convolution (input (bs, cin, *spatial), weight (cout, cin/groups, *kernel)). stride and dilation:
+  // one value or one per spatial axis; padding: one value, one per axis, or 2 per axis in PyTorch's
+  // flat order (last axis first: left, right, top, bottom).
+  Tensor conv2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt, int64_t groups = 1,
+                const IntOrTuple& stride = 1, const IntOrTuple& dilation = 1, const IntOrTuple& padding = 0) const;
+  // Transposed convolution; weight (cin, cout/groups, *kernel).
+  Tensor conv_transpose2d(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt,
+                          int64_t groups = 1, const IntOrTuple& stride = 1, const IntOrTuple& dilation = 1,
+                          const IntOrTuple& padding = 0, const IntOrTuple& output_padding = 0) const;
+  // Pooling over the last len(kernel_size) axes; an empty |stride| means the kernel size.
+  Tensor avg_pool2d(const IntOrTuple& kernel_size = {2, 2}, const IntOrTuple& stride = {},
+                    const IntOrTuple& dilation = 1, const IntOrTuple& padding = 0, bool ceil_mode = false,
+                    bool count_include_pad = true) const;
+  Tensor max_pool2d(const IntOrTuple& kernel_size = {2, 2}, const IntOrTuple& stride = {},
+                    const IntOrTuple& dilation = 1, const IntOrTuple& padding = 0, bool ceil_mode = false) const;
+  // max_pool2d plus the flat index of each max within its input plane (PyTorch's return_indices).
+  std::pair<Tensor, Tensor> max_pool2d_with_indices(const IntOrTuple& kernel_size = {2, 2},
+                                                    const IntOrTuple& stride = {}, const IntOrTuple& dilation = 1,
+                                                    const IntOrTuple& padding = 0, bool ceil_mode = false) const;
+  // Resizes the last len(size) axes; |mode| "linear" (bi/trilinear), "nearest" or "nearest-exact".
+  Tensor interpolate(const Shape& size, std::string_view mode = "linear", bool align_corners = false) const;
+  // Bitonic sort along |dim|: (values, int32 indices); equal elements keep their order.
+  std::pair<Tensor, Tensor> sort(int dim = -1, bool descending = false) const;
+  Tensor argsort(int dim = -1, bool descending = false) const;
+  std::pair<Tensor, Tensor> topk(int64_t k, int dim = -1, bool largest = true) const;  // sorted (values, indices)
 
   // |value| filling this tensor's shape, in this tensor's dtype unless the scalar needs a wider
   // kind (a float scalar on an int tensor gives the default float), as tinygrad's weak types do.
@@ -207,6 +501,25 @@ TG_TENSOR_SCALAR_OPERATOR(<=)
 TG_TENSOR_SCALAR_OPERATOR(>=)
 TG_TENSOR_SCALAR_OPERATOR(==)
 TG_TENSOR_SCALAR_OPERATOR(!=)
+#undef TG_TENSOR_SCALAR_OPERATOR
+
+// Part A operators: %, bitwise and shifts (int/bool tensors), with scalars on either side.
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
+#define TG_TENSOR_SCALAR_OPERATOR(SIGN)                              \
+  Tensor operator SIGN(const Tensor& a, Scalar b);                   \
+  Tensor operator SIGN(Scalar a, const Tensor& b);
+TG_TENSOR_SCALAR_OPERATOR(%)
+TG_TENSOR_SCALAR_OPERATOR(&)
+TG_TENSOR_SCALAR_OPERATOR(|)
+TG_TENSOR_SCALAR_OPERATOR(^)
+TG_TENSOR_SCALAR_OPERATOR(<<)
+TG_TENSOR_SCALAR_OPERATOR(>>)
 #undef TG_TENSOR_SCALAR_OPERATOR
 
 // ---- templates ----------------------------------------------------------------------------------

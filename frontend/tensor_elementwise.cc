@@ -39,7 +39,11 @@ Tensor Tensor::log2() const { return AsFloat(*this).unary(Ops::kLog2); }
 Tensor Tensor::sqrt() const { return AsFloat(*this).unary(Ops::kSqrt); }
 Tensor Tensor::sin() const { return AsFloat(*this).unary(Ops::kSin); }
 Tensor Tensor::reciprocal() const { return AsFloat(*this).unary(Ops::kReciprocal); }
-Tensor Tensor::exp() const { return (AsFloat(*this) * (1.0 / std::numbers::ln2)).exp2(); }  // e^x = 2^(x/ln2)
+// e^x = 2^(x/ln2), in at least float32 so half inputs keep their precision (as tinygrad)
+Tensor Tensor::exp() const {
+  Tensor x = AsFloat(*this);
+  return (x.cast(PromoteTypes(x.dtype(), dtypes::float32)) * (1.0 / std::numbers::ln2)).exp2().cast(x.dtype());
+}
 Tensor Tensor::log() const { return AsFloat(*this).log2() * std::numbers::ln2; }           // ln x = log2(x)*ln2
 Tensor Tensor::relu() const { return (*this > 0).where(*this, 0); }
 Tensor Tensor::logical_not() const { return cast(dtypes::bool_).ne(Tensor::full(shape(), true, dtypes::bool_, device())); }

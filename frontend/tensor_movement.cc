@@ -127,11 +127,4 @@ Tensor Tensor::transpose(int dim0, int dim1) const {
   return permute(order);
 }
 
-Tensor Tensor::flatten(int start_dim) const {
-  int64_t start = NormalizeAxis(start_dim, ndim(), "flatten");
-  Shape shape(this->shape().begin(), this->shape().begin() + start);
-  shape.push_back(-1);
-  return reshape(shape);
-}
-
 }  // namespace tg

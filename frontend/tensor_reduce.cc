@@ -63,6 +63,61 @@ Tensor Tensor::mean(const std::vector<int>& axes, bool keepdim) const {
   return count == 0 ? out * std::numeric_limits<double>::quiet_NaN() : out;
 }
 
+Tensor Tensor::sum(const std::vector<int>& axes, bool keepdim, DType dtype) const {
+  return cast(dtype).reduce(Ops::kAdd, axes, keepdim, "sum");
+}
+
+Tensor Tensor::prod(const std::vector<int>& axes, bool keepdim) const {
+  return reduce(Ops::kMul, axes, keepdim, "prod");
+}
+
+Tensor Tensor::any(const std::vector<int>& axes, bool keepdim) const {
+  return cast(dtypes::bool_).max(axes, keepdim);
+}
+
+Tensor Tensor::all(const std::vector<int>& axes, bool keepdim) const {
+  return cast(dtypes::bool_).prod(axes, keepdim);
+}
+
+Tensor Tensor::var(const std::vector<int>& axes, bool keepdim, double correction) const {
+  DType out = dtype().is_float() ? dtype() : dtypes::default_float;
+  Tensor squares = (*this - mean(axes, true)).square();
+  Tensor total = squares.sum(axes, keepdim);
+  int64_t n = total.numel() == 0 ? 0 : numel() / total.numel();
+  return total.div(std::max(static_cast<double>(n) - correction, 0.0)).cast(out);
+}
+
+Tensor Tensor::std(const std::vector<int>& axes, bool keepdim, double correction) const {
+  return var(axes, keepdim, correction).sqrt();
+}
+
+std::pair<Tensor, Tensor> Tensor::var_mean(const std::vector<int>& axes, bool keepdim, double correction) const {
+  return {var(axes, keepdim, correction), mean(axes, keepdim)};
+}
+
+std::pair<Tensor, Tensor> Tensor::std_mean(const std::vector<int>& axes, bool keepdim, double correction) const {
+  return {std(axes, keepdim, correction), mean(axes, keepdim)};
+}
+
+// The max is detached: it only shifts the exponent for stability and cancels in the gradient.
+Tensor Tensor::logsumexp(const std::vector<int>& axes, bool keepdim) const {
+  Tensor m = max(axes, true).detach();
+  Tensor m_out = keepdim ? m : m.reshape(sum(axes, false).shape());
+  return (*this - m).exp().sum(axes, keepdim).log() + m_out;
+}
+
+Tensor Tensor::softmax(int axis) const {
+  Tensor e = (*this - max({axis}, true).detach()).exp();
+  return e * e.sum({axis}, true).reciprocal();
+}
+
+Tensor Tensor::log_softmax(int axis) const {
+  Tensor m = *this - max({axis}, true).detach();
+  return m - m.exp().sum({axis}, true).log();
+}
+
+Tensor Tensor::softmin(int axis) const { return neg().softmax(axis); }
+
 // numpy matmul: 1-D operands gain an axis that is dropped again; batch axes broadcast.
 Tensor Tensor::matmul(const Tensor& other) const {
   int64_t n1 = ndim(), n2 = other.ndim();

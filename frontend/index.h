@@ -1,0 +1,47 @@
+// The spelling of Python's t[...] in C++: a list of tg::Index, each an int, a tg::Slice, tg::NewAxis,
+// tg::Ellipsis or an integer tg::Tensor. Read by Tensor::operator[] / index / setitem (tensor_index.cc).
+//
+//   t[{1}]                                  t[1]
+//   t[{tg::Slice{1, -1, 2}, 0}]             t[1:-1:2, 0]
+//   t[{tg::Slice{.step = -1}}]              t[::-1]
+//   t[{tg::Slice{.stop = 3}, tg::NewAxis}]  t[:3, None]
+//   t[{tg::Ellipsis, idx}]                  t[..., idx]     (idx: an integer Tensor)
+//   t.setitem({0, tg::Slice{}}, 5.0f)       t[0, :] = 5
+#ifndef TG_FRONTEND_INDEX_H_
+#define TG_FRONTEND_INDEX_H_
+
+#include <cstdint>
+#include <optional>
+#include <variant>
+
+#include "frontend/tensor.h"
+
+namespace tg {
+
+// Python's start:stop:step. An absent bound means the end of the axis in the direction of |step|;
+// negative bounds count from the end; bounds past the axis clamp, as in Python.
+struct Slice {
+  std::optional<int64_t> start;
+  std::optional<int64_t> stop;
+  int64_t step = 1;
+};
+
+struct NewAxisT {};  // Python's None in an index: a new size-1 axis
+struct EllipsisT {};  // Python's ...: as many full slices as the other indices leave
+inline constexpr NewAxisT NewAxis{};
+inline constexpr EllipsisT Ellipsis{};
+
+// One entry of an index list; converts implicitly from each of the spellings above.
+struct Index {
+  Index(int64_t i) : value(i) {}  // NOLINT: implicit on purpose, so {1, tg::Slice{}} reads as t[1, :]
+  Index(int i) : value(static_cast<int64_t>(i)) {}  // NOLINT
+  Index(Slice s) : value(s) {}                      // NOLINT
+  Index(NewAxisT n) : value(n) {}                   // NOLINT
+  Index(EllipsisT e) : value(e) {}                  // NOLINT
+  Index(Tensor t) : value(std::move(t)) {}          // NOLINT
+  std::variant<int64_t, Slice, NewAxisT, EllipsisT, Tensor> value;
+};
+
+}  // namespace tg
+
+#endif  // TG_FRONTEND_INDEX_H_

@@ -1,0 +1,61 @@
+// The golden test of one op family: every case of data/<kGoldenFamily>.golden through the family's
+// registry (ops_<family>.cc), forward and backward, plus float64 finite differences where marked.
+#include <cstdlib>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/golden/golden.h"
+
+namespace tg::golden {
+
+// Defined by the family's ops_<family>.cc.
+extern const char kGoldenFamily[];
+const Registry& FamilyOps();
+
+namespace {
+
+// The bar is CPU; TG_DEVICE, when set, replays the same cases on another device.
+const bool kDeviceChosen = setenv("TG_DEVICE", "CPU", /*overwrite=*/0) == 0;
+
+const File& Data() {
+  static const File* file = new File(Load(DataPath(kGoldenFamily)));
+  return *file;
+}
+
+std::vector<size_t> CaseIndices(bool fd_only) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < Data().cases.size(); ++i)
+    if (!fd_only || Data().cases[i].fd) out.push_back(i);
+  return out;
+}
+
+std::string CaseName(const ::testing::TestParamInfo<size_t>& info) { return Data().cases[info.param].name; }
+
+class Golden : public ::testing::TestWithParam<size_t> {};
+class FiniteDifference : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(Golden, MatchesPyTorch) {
+  const Case& c = Data().cases[GetParam()];
+  if (!c.skip.empty()) GTEST_SKIP() << c.skip;
+  SCOPED_TRACE("case " + c.name + " (op " + c.op + ")");
+  RunCase(Data(), c, FamilyOps());
+}
+
+TEST_P(FiniteDifference, GradientMatchesCentralDifferences) {
+  const Case& c = Data().cases[GetParam()];
+  if (!c.skip.empty()) GTEST_SKIP() << c.skip;
+  SCOPED_TRACE("case " + c.name + " (op " + c.op + ")");
+  RunFiniteDifference(Data(), c, FamilyOps());
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(CaseIndices(false)), CaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, FiniteDifference, ::testing::ValuesIn(CaseIndices(true)), CaseName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FiniteDifference);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Golden);  // a new family may start empty
+
+TEST(GoldenFile, EveryOpIsRegistered) {
+  for (const Case& c : Data().cases) EXPECT_TRUE(FamilyOps().count(c.op)) << c.name << ": op " << c.op;
+}
+
+}  // namespace
+}  // namespace tg::golden
