@@ -153,6 +153,9 @@ UOpRef PushReduce(const Match& m) {
 
 UOpRef PushBuffer(const Match& m) {  // buffer[i] -> LOAD(INDEX(param, i, gate))
   auto [t, idx, gate] = Unpack(m["idx"]);
+  // An empty buffer has no element any index could reach: the read never happens, and the
+  // kernel takes no parameter without memory behind it.
+  if (t->arg_as<BufferArg>().size == 0) return UOp::Const(t->dtype(), int64_t{0});
   UOpRef ptr = UOp::Make(Ops::kIndex, t->dtype(), {Builder(m).Param(t), idx[0], gate});
   return UOp::Make(Ops::kLoad, t->dtype(), {ptr});
 }

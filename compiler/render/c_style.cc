@@ -144,7 +144,9 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kShr: return Binary(a[0], ">>", a[1]);
     case Ops::kWhere: return absl::StrCat("(", a[0], "?", a[1], ":", a[2], ")");
     case Ops::kMulAcc: return absl::StrCat("((", a[0], "*", a[1], ")+", a[2], ")");
-    case Ops::kGep: return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
+    case Ops::kGep:  // a lane of a comparison mask is 0 / -1; as a bool it must read 0 / 1
+      if (u->src(0)->dtype().is_bool()) return absl::StrCat("((", a[0], ")[", u->arg_as<int64_t>(), "]!=0)");
+      return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
     case Ops::kNeg: return dt.is_bool() ? "(!" + a[0] + ")" : "(-" + a[0] + ")";
     case Ops::kReciprocal: return absl::StrCat("((", TypeName(dt), ")1/", a[0], ")");
     case Ops::kExp2: return MathCall("exp2", dt, a[0]);
@@ -209,7 +211,9 @@ std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std
       if (!IsVector(u->src(0)))
         return absl::StrCat("(", a[0], "?", AsVector(u->src(1), a[1], t), ":", AsVector(u->src(2), a[2], t), ")");
       return select(a[0], u->src(1), a[1], u->src(2), a[2]);
-    case Ops::kGep: return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
+    case Ops::kGep:  // a lane of a comparison mask is 0 / -1; as a bool it must read 0 / 1
+      if (u->src(0)->dtype().is_bool()) return absl::StrCat("((", a[0], ")[", u->arg_as<int64_t>(), "]!=0)");
+      return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
     default:
       throw Error("render: no vector C spelling for " + std::string(OpName(u->op())));
   }
@@ -275,7 +279,8 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
         break;
       case Ops::kVectorize: {
         std::vector<std::string> lanes;
-        for (const UOpRef& l : u->src()) lanes.push_back(of(l));
+        // Mask lanes are all-ones for true (what vector comparisons give and selects expect).
+        for (const UOpRef& l : u->src()) lanes.push_back(u->dtype().is_bool() ? "-(" + of(l) + ")" : of(l));
         std::string value = absl::StrCat("((", TypeName(u->dtype()), "){", absl::StrJoin(lanes, ","), "})");
         if (info.uses[u.get()] > 1 || info.used_deeper[u.get()]) declare(u, "vec", value);
         else expr[u.get()] = value;

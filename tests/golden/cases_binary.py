@@ -4,9 +4,6 @@ import torch
 from golden_lib import Case, In
 
 FAMILY = "binary"
-# compiler/runtime bug (reported): a reduce that reads a realized size-0 buffer segfaults in
-# runtime::Buffer::EnsureAllocated; the gradient of the broadcast operand is such a reduce.
-EMPTY_REDUCE_BUG = "runtime segfault reducing a size-0 buffer (Buffer::EnsureAllocated)"
 NONZERO = [-3, -2, -1, 1, 2, 3, -4, 4, 5, -5, 6, 7]  # int divisors
 
 ARITH = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div, "maximum": torch.maximum,
@@ -26,8 +23,7 @@ SHAPES = {  # name -> (a spec, b spec)
 CASES = []
 for op, fn in ARITH.items():
   for sname, (a, b) in SHAPES.items():
-    CASES.append(Case(f"{op}_{sname}", op, [a, b], fn, fd=sname == "bcast_both", skip=EMPTY_REDUCE_BUG
-                      if sname == "empty" else None))
+    CASES.append(Case(f"{op}_{sname}", op, [a, b], fn, fd=sname == "bcast_both"))
 for op, fn in CMP.items():
   CASES.append(Case(f"{op}_same", op, [In((3, 4)), In((3, 4))], fn, grad=False))
   CASES.append(Case(f"{op}_bcast", op, [In((3, 1), "int32"), In((4,), "int32")], fn, grad=False))
