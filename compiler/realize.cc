@@ -9,6 +9,7 @@
 #include "compiler/buffer_node.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/schedule.h"
+#include "compiler/schedule_cache.h"
 #include "ir/env.h"
 #include "ir/error.h"
 #include "runtime/device_registry.h"
@@ -99,7 +100,7 @@ void RunCopy(const ScheduleItem& item) {
 }  // namespace
 
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
-  Schedule schedule = CreateSchedule(roots, devices);
+  Schedule schedule = CachedSchedule(roots, devices);
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
   for (const ScheduleItem& item : schedule.items) {

@@ -14,8 +14,9 @@ namespace {
 
 class Scheduler {
  public:
-  Scheduler(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices)
-      : roots_(roots) {
+  Scheduler(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
+            const OutputBufferFactory& make_output)
+      : roots_(roots), make_output_(make_output ? make_output : NewBufferNode) {
     topo_ = UOp::Sink(roots)->toposort();
     topo_.pop_back();  // the SINK itself
     for (const UOpRef& u : topo_)
@@ -80,7 +81,7 @@ class Scheduler {
       done_[u.get()] = Reshaped(buffer, u->shape());
       return;
     }
-    UOpRef output = NewBufferNode(DeviceOf(u), u->dtype(), u->numel());
+    UOpRef output = make_output_(DeviceOf(u), u->dtype(), u->numel());
     done_[u.get()] = Reshaped(output, u->shape());
     if (u->numel() == 0) return;
     if (u->op() == Ops::kCopy) {
@@ -112,6 +113,7 @@ class Scheduler {
   }
 
   const std::vector<UOpRef>& roots_;
+  OutputBufferFactory make_output_;
   std::vector<UOpRef> topo_;
   absl::flat_hash_map<const UOp*, std::vector<const UOp*>> consumers_;
   absl::flat_hash_map<const UOp*, std::string> device_of_root_;
@@ -122,9 +124,10 @@ class Scheduler {
 
 }  // namespace
 
-Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
+                        const OutputBufferFactory& make_output) {
   if (roots.size() != devices.size()) throw Error("CreateSchedule: one device per root");
-  return Scheduler(roots, devices).Run();
+  return Scheduler(roots, devices, make_output).Run();
 }
 
 }  // namespace tg::compiler

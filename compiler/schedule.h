@@ -3,6 +3,7 @@
 #ifndef TG_COMPILER_SCHEDULE_H_
 #define TG_COMPILER_SCHEDULE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,12 +17,17 @@ struct Schedule {
   std::vector<UOpRef> realized;     // per root: a view of the BUFFER that will hold it
 };
 
+// Makes the BUFFER node a scheduled kernel writes: (device, dtype, elements) -> BUFFER.
+using OutputBufferFactory = std::function<UOpRef(const std::string&, DType, int64_t)>;
+
 // Schedules |roots| (tensor-graph nodes), root i to be realized on |devices[i]|. Fusion rules:
 //  - elementwise and movement ops fuse into their consumer (recomputed per consumer kernel);
 //  - a REDUCE fuses into its consumer unless the path to that consumer broadcasts it (EXPAND) or
 //    forks, in which case it ends a kernel;
 //  - CONTIGUOUS, COPY (and the source of a COPY) and the roots themselves become buffers.
-Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices);
+// Outputs come from |make_output| (default: NewBufferNode, real device memory).
+Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
+                        const OutputBufferFactory& make_output = nullptr);
 
 }  // namespace tg::compiler
 

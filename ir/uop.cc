@@ -49,7 +49,9 @@ bool ArgEqual(const Arg& a, const Arg& b) {
         if constexpr (std::is_same_v<T, std::monostate>) return true;
         else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
         else if constexpr (std::is_same_v<T, ReduceArg>) return x.op == y.op && x.axes == y.axes;
-        else if constexpr (std::is_same_v<T, BufferArg>) return x.id == y.id;
+        // id, place and size: real buffers have unique ids; placeholders (compiler/schedule_cache)
+        // share ids across graphs of different sizes and devices.
+        else if constexpr (std::is_same_v<T, BufferArg>) return x.id == y.id && x.size == y.size && x.device == y.device;
         else return x == y;
       },
       a);
@@ -65,7 +67,8 @@ size_t ArgHash(const Arg& a) {
         else if constexpr (std::is_same_v<T, std::string>) return Mix(h, std::hash<std::string>{}(x));
         else if constexpr (std::is_same_v<T, std::vector<int64_t>>) return HashVector(h, x);
         else if constexpr (std::is_same_v<T, ReduceArg>) return HashVector(Mix(h, static_cast<size_t>(x.op)), x.axes);
-        else if constexpr (std::is_same_v<T, BufferArg>) return Mix(h, static_cast<size_t>(x.id));
+        else if constexpr (std::is_same_v<T, BufferArg>)
+          return Mix(Mix(h, static_cast<size_t>(x.id)), static_cast<size_t>(x.size) ^ std::hash<std::string>()(x.device));
         else return Mix(h, static_cast<size_t>(x));  // int64_t, bool
       },
       a);

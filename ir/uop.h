@@ -24,7 +24,7 @@ struct ReduceArg {  // op in {kAdd, kMul, kMax}
   std::vector<int64_t> axes;
 };
 struct BufferArg {  // a realized storage node
-  int64_t id;        // unique per buffer (hash/equality use id only)
+  int64_t id;        // unique per buffer (hash/equality use id, device and size)
   std::string device;  // canonical device name, e.g. "CPU"
   int64_t size;        // elements
   std::shared_ptr<void> storage;  // opaque owner of the runtime buffer; NOT part of hash/equality
@@ -33,7 +33,7 @@ using Arg = std::variant<std::monostate, int64_t, double, bool, std::string, std
                          BufferArg>;
 
 // Structural equality and hash of args as hash-consing sees them: doubles by bit pattern (so NaN consts
-// intern and 0.0 != -0.0), BufferArg by id.
+// intern and 0.0 != -0.0), BufferArg by id, device and size (never by storage).
 bool ArgEqual(const Arg& a, const Arg& b);
 size_t ArgHash(const Arg& a);
 std::string ArgString(const Arg& a);

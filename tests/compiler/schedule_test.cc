@@ -1,6 +1,8 @@
 // The scheduler's fusion rules, asserted as kernel counts, and the index math rangeify produces.
 #include "compiler/codegen/codegen.h"
+#include "compiler/buffer_node.h"
 #include "compiler/schedule.h"
+#include "compiler/schedule_cache.h"
 #include "frontend/tg.h"
 #include "runtime/device_registry.h"
 #include "gtest/gtest.h"
@@ -65,6 +67,28 @@ TEST(Codegen, KernelNamesFollowTinygrad) {
   EXPECT_EQ(KernelName(s.items[0].ast), "r_4_8");
   Schedule e = CreateSchedule({(a + 1).uop()}, {a.device()});
   EXPECT_EQ(KernelName(e.items[0].ast), "E_4_8");
+}
+
+}  // namespace
+}  // namespace tg::compiler
+
+namespace tg::compiler {
+namespace {
+
+// The same graph over other buffers reuses the cached schedule (same kernel ASTs) but binds the
+// new inputs and fresh outputs; a graph of another size is not confused with it.
+TEST(ScheduleCache, ReusesKernelsAndBindsNewBuffers) {
+  Tensor a = Tensor::from_vector<float>({1, 2, 3}), b = Tensor::from_vector<float>({10, 20, 30});
+  Schedule first = CachedSchedule({(a * 2 + 1).uop()}, {a.device()});
+  Schedule second = CachedSchedule({(b * 2 + 1).uop()}, {b.device()});
+  ASSERT_EQ(first.items.size(), 1u);
+  ASSERT_EQ(second.items.size(), 1u);
+  EXPECT_EQ(first.items[0].ast, second.items[0].ast);
+  EXPECT_NE(first.items[0].buffers[0], second.items[0].buffers[0]);  // fresh outputs
+  EXPECT_EQ(second.items[0].buffers[1], BufferOfView(b.uop()));     // the new input
+  EXPECT_EQ((b * 2 + 1).to_vector<float>(), (std::vector<float>{21, 41, 61}));
+  Tensor c = Tensor::from_vector<float>({1, 2, 3, 4});
+  EXPECT_EQ((c * 2 + 1).to_vector<float>(), (std::vector<float>{3, 5, 7, 9}));
 }
 
 }  // namespace
