@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "ir/error.h"
+#include "ir/linear.h"
 #include "ir/substitute.h"
 #include "ir/symbolic.h"
 
@@ -133,6 +134,7 @@ std::optional<int64_t> Kernel::Stride(const UOpRef& index_expr, const UOpRef& ra
   bool uses_range = false;
   for (const UOpRef& u : index_expr->toposort()) uses_range = uses_range || u == range;
   if (!uses_range) return 0;
+  if (std::optional<LinearTerm> linear = LinearIn(index_expr, range)) return linear->coeff;
   UOpRef at0 = Substitute(index_expr, {{range.get(), UOp::Const(range->dtype(), int64_t{0})}});
   UOpRef at1 = Substitute(index_expr, {{range.get(), UOp::Const(range->dtype(), int64_t{1})}});
   UOpRef diff = Simplify(at1 - at0);

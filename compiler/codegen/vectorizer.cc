@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/codegen/expander.h"
+#include "ir/linear.h"
 #include "ir/substitute.h"
 #include "ir/symbolic.h"
 
@@ -43,12 +44,11 @@ class Vectorizer {
     return Simplify(Substitute(u, {{range_.get(), UOp::Const(range_->dtype(), c)}}));
   }
 
-  // Whether lane c of |index| is lane 0 plus c, for every lane.
+  // Whether lane c of |index| is lane 0 plus c, for every lane (then one vector access reads
+  // all lanes from lane 0's address).
   bool Contiguous(const UOpRef& index) {
-    UOpRef base = Lane(index, 0);
-    for (int64_t c = 1; c < n_; ++c)
-      if (Simplify(base + c) != Lane(index, c)) return false;
-    return true;
+    std::optional<LinearTerm> linear = LinearIn(index, range_);
+    return linear && linear->coeff == 1;
   }
 
   static bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
