@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "compiler/buffer_node.h"
+#include "compiler/capture.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/schedule.h"
 #include "compiler/schedule_cache.h"
@@ -97,16 +98,30 @@ void RunCopy(const ScheduleItem& item) {
   ThrowIfError(dst->CopyIn(staging.data(), staging.size()));
 }
 
+thread_local std::vector<ScheduleItem>* capture_target = nullptr;
+
 }  // namespace
+
+CaptureScope::CaptureScope() {
+  if (capture_target != nullptr) throw Error("capture: a capture is already running on this thread");
+  capture_target = &items_;
+}
+CaptureScope::~CaptureScope() { capture_target = nullptr; }
+bool Capturing() { return capture_target != nullptr; }
+
+void RunItems(const std::vector<ScheduleItem>& items) {
+  for (const ScheduleItem& item : items) {
+    if (capture_target != nullptr) capture_target->push_back(item);
+    if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
+    else RunKernel(item);
+  }
+}
 
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   Schedule schedule = CachedSchedule(roots, devices);
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
-  for (const ScheduleItem& item : schedule.items) {
-    if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
-    else RunKernel(item);
-  }
+  RunItems(schedule.items);
   return schedule.realized;
 }
 

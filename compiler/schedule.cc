@@ -26,11 +26,83 @@ class Scheduler {
 
   Schedule Run() {
     MarkRealized();
+    std::vector<std::vector<ScheduleItem>> groups;  // the items of each realized node, topo order
+    std::vector<const UOp*> nodes;
+    for (const UOpRef& u : topo_) {
+      if (!realize_.contains(u.get())) continue;
+      groups.emplace_back();
+      Realize(u, groups.back());
+      nodes.push_back(u.get());
+    }
     Schedule schedule;
-    for (const UOpRef& u : topo_)
-      if (realize_.contains(u.get())) Realize(u, schedule.items);
+    for (size_t g : OrderGroups(nodes))
+      schedule.items.insert(schedule.items.end(), groups[g].begin(), groups[g].end());
     for (const UOpRef& root : roots_) schedule.realized.push_back(done_.at(root.get()));
     return schedule;
+  }
+
+ private:
+  // Topological order already runs every producer before its readers. An ASSIGN writes into an
+  // existing buffer, so a node that reads that buffer's OLD value (through the plain BUFFER, not
+  // through the ASSIGN) must also run before it (write-after-read). Kahn's algorithm over both
+  // kinds of edge, keeping topological order among ready nodes.
+  std::vector<size_t> OrderGroups(const std::vector<const UOp*>& nodes) {
+    absl::flat_hash_map<const UOp*, size_t> index;
+    for (size_t i = 0; i < nodes.size(); ++i) index[nodes[i]] = i;
+    absl::flat_hash_map<const UOp*, std::vector<size_t>> assigns_of;  // target buffer -> ASSIGN groups
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i]->op() == Ops::kAssign) assigns_of[BufferOfView(done_.at(nodes[i])).get()].push_back(i);
+    std::vector<std::vector<size_t>> after(nodes.size());
+    std::vector<int> waiting(nodes.size(), 0);
+    auto edge = [&](size_t from, size_t to) { after[from].push_back(to), ++waiting[to]; };
+    for (size_t i = 0; i < nodes.size(); ++i)
+      for (const UOp* n : DirectInputs(nodes[i])) {
+        if (auto it = index.find(n); it != index.end()) edge(it->second, i);  // read after write
+        if (n->op() != Ops::kBuffer) continue;
+        if (auto it = assigns_of.find(n); it != assigns_of.end())
+          for (size_t a : it->second)
+            if (a != i) edge(i, a);  // write after read
+      }
+    std::vector<size_t> order, ready;
+    for (size_t i = nodes.size(); i-- > 0;)
+      if (waiting[i] == 0) ready.push_back(i);
+    while (!ready.empty()) {
+      std::sort(ready.begin(), ready.end(), std::greater<size_t>());
+      size_t g = ready.back();
+      ready.pop_back();
+      order.push_back(g);
+      for (size_t next : after[g])
+        if (--waiting[next] == 0) ready.push_back(next);
+    }
+    if (order.size() != nodes.size())
+      throw Error("schedule: the assigns in this realize read and write the same buffers in a cycle; realize "
+                  "them in separate steps");
+    return order;
+  }
+
+  // The realized nodes and plain buffers |u|'s kernel reads: its graph down to the first realized
+  // node or BUFFER on every path (an ASSIGN's target is what it writes, not an input).
+  std::vector<const UOp*> DirectInputs(const UOp* u) {
+    std::vector<const UOp*> out, stack;
+    absl::flat_hash_set<const UOp*> seen;
+    size_t first = u->op() == Ops::kAssign ? 1 : 0;
+    for (size_t i = first; i < u->src().size(); ++i) stack.push_back(u->src(i).get());
+    if (u->op() == Ops::kAssign) {  // the target's own graph is read only up to its buffer
+      const UOp* t = u->src(0).get();
+      while (t->op() == Ops::kReshape || t->op() == Ops::kContiguous) t = t->src(0).get();
+      if (t->op() != Ops::kBuffer) stack.push_back(t);
+    }
+    while (!stack.empty()) {
+      const UOp* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      if (realize_.contains(n) || n->op() == Ops::kBuffer) {
+        out.push_back(n);
+        continue;
+      }
+      for (const UOpRef& s : n->src()) stack.push_back(s.get());
+    }
+    return out;
   }
 
  private:
@@ -38,7 +110,7 @@ class Scheduler {
     for (const UOpRef& root : roots_) realize_.insert(root.get());
     for (auto it = topo_.rbegin(); it != topo_.rend(); ++it) {
       const UOpRef& u = *it;
-      if (u->op() == Ops::kContiguous) realize_.insert(u.get());
+      if (u->op() == Ops::kContiguous || u->op() == Ops::kAssign) realize_.insert(u.get());
       if (u->op() == Ops::kCopy) realize_.insert({u.get(), u->src(0).get()});
       if (u->op() == Ops::kReduce && !FusesIntoConsumer(u.get())) realize_.insert(u.get());
     }
@@ -76,7 +148,42 @@ class Scheduler {
     return device_[u.get()] = device;
   }
 
+  // ASSIGN(target, value): the value's kernel stores straight into the target's buffer. When the
+  // kernel also reads the target somewhere other than the element it writes, writing in place
+  // would corrupt later reads, so the value goes to a temporary and is copied over.
+  void RealizeAssign(const UOpRef& u, std::vector<ScheduleItem>& items) {
+    UOpRef target = BufferOfView(Substitute(u->src(0), done_));
+    if (!target)
+      throw Error("assign: the target of an in-place assign must be a realized buffer (realize it first)");
+    done_[u.get()] = Reshaped(target, u->shape());
+    if (u->numel() == 0) return;
+    UOpRef body = Substitute(u->src(1), done_);
+    KernelBuilder builder(IndexDType(body));
+    UOpRef ast = BuildKernelAst(body, target, builder);
+    if (!ReadsOutputElsewhere(ast)) {
+      items.push_back({ScheduleItem::Kind::kKernel, ast, builder.buffers(), DeviceOf(u)});
+      return;
+    }
+    UOpRef temp = make_output_(DeviceOf(u), u->dtype(), u->numel());
+    KernelBuilder temp_builder(IndexDType(body));
+    UOpRef temp_ast = BuildKernelAst(body, temp, temp_builder);
+    items.push_back({ScheduleItem::Kind::kKernel, temp_ast, temp_builder.buffers(), DeviceOf(u)});
+    items.push_back({ScheduleItem::Kind::kCopy, nullptr, {target, temp}, DeviceOf(u)});
+  }
+
+  // Whether the kernel loads its output buffer (parameter 0) at an index other than the one it
+  // stores to.
+  static bool ReadsOutputElsewhere(const UOpRef& ast) {
+    const UOpRef& store_index = ast->src(0)->src(0)->src(1);
+    for (const UOpRef& n : ast->toposort())
+      if (n->op() == Ops::kLoad && n->src(0)->src(0)->op() == Ops::kDefineGlobal &&
+          n->src(0)->src(0)->arg_as<int64_t>() == 0 && n->src(0)->src(1) != store_index)
+        return true;
+    return false;
+  }
+
   void Realize(const UOpRef& u, std::vector<ScheduleItem>& items) {
+    if (u->op() == Ops::kAssign) return RealizeAssign(u, items);
     if (UOpRef buffer = BufferOfView(Substitute(u, done_))) {
       done_[u.get()] = Reshaped(buffer, u->shape());
       return;

@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "compiler/buffer_node.h"
+#include "compiler/capture.h"
 #include "compiler/realize.h"
+#include "frontend/lazy_load.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"
@@ -138,11 +140,15 @@ Tensor Tensor::randn(const Shape& shape, DType dtype, std::string_view device) {
 void Tensor::manual_seed(uint64_t seed) { SetRandomSeed(seed); }
 
 Tensor& Tensor::realize() {
+  RunPendingLoads({uop()});  // file-backed inputs (Tensor::from_loader) are read now, not before
   if (!compiler::BufferOfView(uop())) state_->uop = compiler::Realize({uop()}, {device()}).front();
   return *this;
 }
 
 std::vector<unsigned char> Tensor::read_bytes() const {
+  if (compiler::Capturing())
+    throw Error("Jit: the function read tensor data (to_vector/item) while it was being captured; a jitted "
+                "function must only compute tensors (read the results it returns instead)");
   Tensor self = *this;
   self.realize();
   UOpRef buffer = compiler::BufferOfView(self.uop());

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -137,6 +138,18 @@ class Tensor {
   template <class T>
   T item() const;  // a one-element tensor's value
   Tensor to(std::string_view device) const;  // lazy copy to another device
+  // Realizes every tensor in ONE schedule (kernels shared between them run once) and makes every
+  // handle of each see its stored result. Handles share state, so passing copies is enough.
+  static void realize_all(const std::vector<Tensor>& tensors);
+  // Makes every handle of this tensor see |value| from now on (lazily; tinygrad's assign). Shape,
+  // dtype and device must match (tg::Error otherwise). requires_grad and grad() are kept.
+  Tensor& assign(const Tensor& value);
+  // The raw bytes of the realized value, row-major, dtype().itemsize() per element (any dtype).
+  std::vector<unsigned char> to_bytes() const { return read_bytes(); }
+  // A tensor whose bytes |fill| writes (exactly numel * itemsize of them, into host memory) the first
+  // time a realize needs them: file-backed tensors read nothing until used (frontend/tensor_lazy.cc).
+  static Tensor from_loader(const Shape& shape, DType dtype, std::function<void(void* dst, size_t bytes)> fill,
+                            std::string_view device = "");
   Tensor contiguous() const;                 // forces a buffer in the schedule
 
   // ---- elementwise: unary --------------------------------------------------------------------
@@ -441,7 +454,7 @@ class Tensor {
   // ---- autograd ------------------------------------------------------------------------------
   // Marks a float tensor as a leaf whose gradient backward() fills (ints and bools never take
   // gradients). Returns *this, so it chains after a creation call.
-  Tensor& requires_grad(bool on = true);
+  Tensor& requires_grad(bool on);
   bool requires_grad() const;
   // d(this)/d(leaf) for every leaf that requires grad and that this depends on, added to the
   // leaf's grad() (gradients accumulate across calls until clear_grad()). |this| must be a scalar

@@ -4,6 +4,7 @@
 #define TG_FRONTEND_TG_H_
 
 #include "frontend/devices.h"
+#include "frontend/jit.h"
 #include "frontend/index.h"
 #include "frontend/tensor.h"
 #include "ir/dtype.h"

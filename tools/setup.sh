@@ -12,6 +12,7 @@ PACKAGES=(
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist
   python3-torch python3-threadpoolctl libopenblas0-pthread
+  libonnx-dev libprotobuf-dev python3-onnx python3-numpy
 )
 
 missing_packages() {

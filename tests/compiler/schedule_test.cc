@@ -93,3 +93,31 @@ TEST(ScheduleCache, ReusesKernelsAndBindsNewBuffers) {
 
 }  // namespace
 }  // namespace tg::compiler
+
+namespace tg::compiler {
+namespace {
+
+// assign writes into the tensor's own buffer; a kernel of the same realize that reads the old
+// value runs first (write after read), one that reads the new value runs after.
+TEST(Assign, InPlaceWithReadsOrderedAroundTheWrite) {
+  Tensor w = Tensor::from_vector<float>({1, 2, 3});
+  UOpRef buffer = BufferOfView(w.uop());
+  Tensor old_sum = w.sum();
+  w.assign(w * 10);
+  Tensor new_sum = w.sum();
+  Tensor::realize_all({new_sum, w, old_sum});
+  EXPECT_EQ(BufferOfView(w.uop()), buffer);
+  EXPECT_EQ(old_sum.item<float>(), 6.0f);
+  EXPECT_EQ(new_sum.item<float>(), 60.0f);
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{10, 20, 30}));
+}
+
+// A value that reads its own target at other elements goes through a temporary.
+TEST(Assign, ReversedSelfReadGoesThroughATemporary) {
+  Tensor w = Tensor::from_vector<float>({1, 2, 3, 4});
+  w.assign(w.flip({0}) + 0);
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{4, 3, 2, 1}));
+}
+
+}  // namespace
+}  // namespace tg::compiler

@@ -12,7 +12,7 @@ using testing::RandomFloats;
 
 TEST(Autograd, SquareSum) {
   auto data = RandomFloats(12, 1);
-  Tensor x = Tensor::from_vector(data, Shape{3, 4}).requires_grad();
+  Tensor x = Tensor::from_vector(data, Shape{3, 4}).requires_grad(true);
   (x * x).sum().backward();
   std::vector<float> want;
   for (float v : data) want.push_back(2 * v);
@@ -20,8 +20,8 @@ TEST(Autograd, SquareSum) {
 }
 
 TEST(Autograd, BroadcastGradientsSumOverBroadcastAxes) {
-  Tensor a = Tensor::ones({2, 3}).requires_grad();
-  Tensor b = Tensor::from_vector<float>({1, 2, 3}).requires_grad();
+  Tensor a = Tensor::ones({2, 3}).requires_grad(true);
+  Tensor b = Tensor::from_vector<float>({1, 2, 3}).requires_grad(true);
   (a * b).sum().backward();
   EXPECT_EQ(b.grad().shape(), Shape{3});
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{2, 2, 2}));
@@ -31,7 +31,7 @@ TEST(Autograd, BroadcastGradientsSumOverBroadcastAxes) {
 TEST(Autograd, MatmulReluMatchesHandDerivation) {
   auto xd = RandomFloats(4 * 5, 2), wd = RandomFloats(5 * 3, 3);
   Tensor x = Tensor::from_vector(xd, Shape{4, 5});
-  Tensor w = Tensor::from_vector(wd, Shape{5, 3}).requires_grad();
+  Tensor w = Tensor::from_vector(wd, Shape{5, 3}).requires_grad(true);
   x.matmul(w).relu().sum().backward();
   // d/dw = x^T @ (xw > 0)
   std::vector<float> want(15, 0.0f);
@@ -46,10 +46,10 @@ TEST(Autograd, MatmulReluMatchesHandDerivation) {
 }
 
 TEST(Autograd, MaxSplitsTiesLikeTinygrad) {
-  Tensor x = Tensor::from_vector<float>({1, 3, 3, 2}).requires_grad();
+  Tensor x = Tensor::from_vector<float>({1, 3, 3, 2}).requires_grad(true);
   x.max().backward();
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0, 0.5f, 0.5f, 0}));
-  Tensor a = Tensor::from_vector<float>({1, 5}).requires_grad(), b = Tensor::from_vector<float>({1, 2}).requires_grad();
+  Tensor a = Tensor::from_vector<float>({1, 5}).requires_grad(true), b = Tensor::from_vector<float>({1, 2}).requires_grad(true);
   a.maximum(b).sum().backward();
   EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{0.5f, 1}));
   EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0.5f, 0}));
@@ -58,7 +58,7 @@ TEST(Autograd, MaxSplitsTiesLikeTinygrad) {
 // Central differences in float64 against the analytic gradient of a function exercising every rule.
 void CheckFiniteDifferences(const std::function<Tensor(const Tensor&)>& f, const std::vector<double>& x0,
                             const Shape& shape) {
-  Tensor x = Tensor::from_vector(x0, shape).requires_grad();
+  Tensor x = Tensor::from_vector(x0, shape).requires_grad(true);
   f(x).backward();
   std::vector<double> analytic = x.grad().to_vector<double>();
   const double h = 1e-6;
@@ -90,7 +90,7 @@ TEST(Autograd, FiniteDifferencesMovementAndReduce) {
 }
 
 TEST(Autograd, AccumulatesUntilCleared) {
-  Tensor x = Tensor::from_vector<float>({1, 2}).requires_grad();
+  Tensor x = Tensor::from_vector<float>({1, 2}).requires_grad(true);
   (x * 3).sum().backward();
   (x * 3).sum().backward();
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{6, 6}));
@@ -99,7 +99,7 @@ TEST(Autograd, AccumulatesUntilCleared) {
 }
 
 TEST(Autograd, GradientLeavesGradAloneAndDetachStopsFlow) {
-  Tensor x = Tensor::from_vector<float>({1, 2}).requires_grad();
+  Tensor x = Tensor::from_vector<float>({1, 2}).requires_grad(true);
   Tensor y = (x * x + x.detach() * 5).sum();
   std::vector<Tensor> g = y.gradient({x});
   EXPECT_EQ(g[0].to_vector<float>(), (std::vector<float>{2, 4}));
@@ -109,8 +109,8 @@ TEST(Autograd, GradientLeavesGradAloneAndDetachStopsFlow) {
 }
 
 TEST(Autograd, Errors) {
-  EXPECT_THROW(Tensor::ones({2}, dtypes::int32).requires_grad(), Error);
-  Tensor x = Tensor::ones({2}).requires_grad();
+  EXPECT_THROW(Tensor::ones({2}, dtypes::int32).requires_grad(true), Error);
+  Tensor x = Tensor::ones({2}).requires_grad(true);
   EXPECT_THROW((x * 2).backward(), Error);  // not a scalar
   EXPECT_THROW(x.grad(), Error);            // none yet
   EXPECT_THROW((x * 2).sum().gradient({Tensor::ones({2}, dtypes::int32)}), Error);

@@ -118,7 +118,7 @@ void CheckGrad(const std::function<Tensor(const Tensor&)>& f, const Shape& shape
   for (int64_t s : shape) n *= s;
   std::vector<double> x0(n);
   for (int64_t i = 0; i < n; ++i) x0[i] = std::sin(1.3 * i + 0.2) * 2;
-  Tensor x = Tensor::from_vector(x0, shape).requires_grad();
+  Tensor x = Tensor::from_vector(x0, shape).requires_grad(true);
   f(x).backward();
   std::vector<double> g = x.grad().to_vector<double>();
   const double h = 1e-6;

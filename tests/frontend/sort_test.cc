@@ -44,7 +44,7 @@ TEST(Sort, TopkAndGradient) {
   EXPECT_EQ(i.to_vector<int32_t>(), (std::vector<int32_t>{3, 4}));
   auto [sv, si] = t.topk(2, 0, false);
   EXPECT_EQ(sv.to_vector<float>(), (std::vector<float>{1, 2}));
-  Tensor x = Tensor::from_vector<float>({3, 1, 2}).requires_grad();
+  Tensor x = Tensor::from_vector<float>({3, 1, 2}).requires_grad(true);
   (x.sort().first * Tensor::from_vector<float>({1, 10, 100})).sum().backward();
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{100, 1, 10}));
 }
@@ -70,7 +70,7 @@ TEST(Einsum, Forms) {
 }
 
 TEST(Einsum, GradientAndErrors) {
-  Tensor a = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{2, 2}).requires_grad();
+  Tensor a = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{2, 2}).requires_grad(true);
   Tensor::einsum("ii->", {a}).backward();
   EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{1, 0, 0, 1}));
   Tensor b = Tensor::ones({2, 3});

@@ -1,0 +1,33 @@
+// Capture: records the schedule items realize() runs, so tg::Jit can replay them later with other
+// buffers bound. The compiler half of DESIGN §5's JIT; frontend/jit.h is the user's half.
+#ifndef TG_COMPILER_CAPTURE_H_
+#define TG_COMPILER_CAPTURE_H_
+
+#include <vector>
+
+#include "compiler/schedule_item.h"
+
+namespace tg::compiler {
+
+// While alive, every item Realize runs on this thread is also appended to items(). Not nestable.
+class CaptureScope {
+ public:
+  CaptureScope();
+  ~CaptureScope();
+  CaptureScope(const CaptureScope&) = delete;
+  CaptureScope& operator=(const CaptureScope&) = delete;
+  const std::vector<ScheduleItem>& items() const { return items_; }
+
+ private:
+  std::vector<ScheduleItem> items_;
+};
+
+// Whether a CaptureScope is alive on this thread (reading tensor data then is an error).
+bool Capturing();
+
+// Runs |items| in order, as realize() would (kernels from the kernel cache, copies staged).
+void RunItems(const std::vector<ScheduleItem>& items);
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_CAPTURE_H_
