@@ -44,4 +44,15 @@ main() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 }
 
+# ONNX backend node tests (issue 7): generated once from Debian's python3-onnx into a cache outside the
+# repository, so tests/onnx's conformance tests have data without ever downloading. Idempotent.
+onnx_node_tests() {
+  local root
+  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  [ -x /usr/bin/python3 ] || return 0
+  /usr/bin/python3 "$root/tests/onnx/make_node_tests.py" >/dev/null 2>&1 ||
+    echo "setup: generating the ONNX node tests failed; run tests/onnx/make_node_tests.py to see why" >&2
+}
+
 main "$@"
+onnx_node_tests

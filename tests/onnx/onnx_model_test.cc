@@ -1,0 +1,214 @@
+// tg::onnx end to end on models built in the test: inputs()/outputs() with symbolic dims, run() with
+// dims bound per call, initializers from raw_data, typed fields and external files, If branches,
+// opset-versioned dispatch, and the errors a user meets (missing input, bad dims, unsupported op).
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "frontend/onnx/onnx.h"
+#include "frontend/tg.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/onnx/model_builder.h"
+
+namespace tg {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pointwise;
+using ::testing::FloatNear;
+using namespace tg::onnx_test;
+
+std::string TempDir() {
+  const char* d = std::getenv("TEST_TMPDIR");
+  return d ? d : "/tmp";
+}
+
+std::string Bytes(const ::onnx::ModelProto& m) { return m.SerializeAsString(); }
+
+// y = relu(x @ W + b): x ("batch", 3); W from raw_data, b from float_data.
+::onnx::ModelProto Linear() {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {-1, 3}, {"batch"});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {-1, 2}, {"batch"});
+  *g.add_initializer() = FloatTensor("W", {3, 2}, {1, -1, 2, 0, 0, 1});
+  *g.add_initializer() = FloatTensor("b", {2}, {0.5f, -4}, /*raw=*/false);
+  *g.add_node() = Node("MatMul", {"x", "W"}, {"xw"});
+  *g.add_node() = Node("Add", {"xw", "b"}, {"z"});
+  *g.add_node() = Node("Relu", {"z"}, {"y"});
+  return Model(g);
+}
+
+TEST(OnnxModel, DescribesInputsAndOutputs) {
+  onnx::Model m = onnx::load_from_bytes(Bytes(Linear()));
+  ASSERT_EQ(m.inputs().size(), 1u);  // initializers are not inputs
+  EXPECT_EQ(m.inputs()[0].name, "x");
+  EXPECT_EQ(m.inputs()[0].dtype, dtypes::float32);
+  ASSERT_EQ(m.inputs()[0].shape.size(), 2u);
+  EXPECT_TRUE(m.inputs()[0].shape[0].is_symbolic());
+  EXPECT_EQ(m.inputs()[0].shape[0].param, "batch");
+  EXPECT_EQ(m.inputs()[0].shape[1].value, 3);
+  EXPECT_EQ(m.outputs()[0].name, "y");
+  EXPECT_EQ(m.opset(), 13);
+  EXPECT_EQ(m.opset("ai.onnx"), 13);
+}
+
+TEST(OnnxModel, RunsWithDynamicBatch) {
+  onnx::Model m = onnx::load_from_bytes(Bytes(Linear()));
+  Tensor x1 = Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3});
+  EXPECT_THAT(m.run({{"x", x1}}).at("y").to_vector<float>(), ElementsAre(5.5f, 0.f));  // (5+.5, relu(2-4))
+  Tensor x2 = Tensor::from_vector<float>({1, 2, 3, 0, 0, 10}, Shape{2, 3});
+  Tensor y2 = m.run({{"x", x2}}).at("y");
+  EXPECT_EQ(y2.shape(), (Shape{2, 2}));
+  EXPECT_THAT(y2.to_vector<float>(), ElementsAre(5.5f, 0.f, 0.5f, 6.f));
+}
+
+TEST(OnnxModel, InputErrorsNameTheInput) {
+  onnx::Model m = onnx::load_from_bytes(Bytes(Linear()));
+  try {
+    m.run({});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("input \"x\" is missing"));
+  }
+  try {
+    m.run({{"x", Tensor::zeros({2, 4})}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("dim 1 must be 3"));
+  }
+  EXPECT_THROW(m.run({{"x", Tensor::zeros({2, 3}, dtypes::int32)}}), Error);
+}
+
+TEST(OnnxModel, SymbolicDimBoundConsistently) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("a", ::onnx::TensorProto::FLOAT, {-1}, {"n"});
+  *g.add_input() = Value("b", ::onnx::TensorProto::FLOAT, {-1}, {"n"});
+  *g.add_output() = Value("c", ::onnx::TensorProto::FLOAT, {-1}, {"n"});
+  *g.add_node() = Node("Add", {"a", "b"}, {"c"});
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+  EXPECT_THAT(m.run({{"a", Tensor::ones({2})}, {"b", Tensor::ones({2})}}).at("c").to_vector<float>(), ElementsAre(2, 2));
+  try {
+    m.run({{"a", Tensor::ones({2})}, {"b", Tensor::ones({3})}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("\"n\""));
+  }
+}
+
+TEST(OnnxModel, ExternalDataBesideTheModel) {
+  ::onnx::ModelProto model = Linear();
+  auto* w = model.mutable_graph()->mutable_initializer(0);
+  std::string payload = w->raw_data();
+  w->clear_raw_data();
+  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  auto add = [&](const char* k, const std::string& v) {
+    auto* e = w->add_external_data();
+    e->set_key(k);
+    e->set_value(v);
+  };
+  add("location", "weights.bin");
+  add("offset", "16");
+  add("length", std::to_string(payload.size()));
+  std::string dir = TempDir();
+  std::ofstream(dir + "/weights.bin", std::ios::binary) << std::string(16, 'x') << payload;
+  std::ofstream(dir + "/linear.onnx", std::ios::binary) << model.SerializeAsString();
+  onnx::Model m = onnx::load(dir + "/linear.onnx");
+  EXPECT_THAT(m.run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}}).at("y").to_vector<float>(),
+              ElementsAre(5.5f, 0.f));
+  // From bytes there is no directory to look in: a clear error, not a guess.
+  try {
+    onnx::load_from_bytes(model.SerializeAsString());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("weights.bin"));
+  }
+}
+
+// out = cond ? x * 2 : x + 1, the branches reading x from the enclosing graph.
+TEST(OnnxModel, IfRunsTheChosenBranch) {
+  ::onnx::GraphProto then_g, else_g, g;
+  *then_g.add_initializer() = FloatTensor("two", {}, {2});
+  *then_g.add_node() = Node("Mul", {"x", "two"}, {"t"});
+  *then_g.add_output() = Value("t", ::onnx::TensorProto::FLOAT, {2});
+  *else_g.add_initializer() = FloatTensor("one", {}, {1});
+  *else_g.add_node() = Node("Add", {"x", "one"}, {"e"});
+  *else_g.add_output() = Value("e", ::onnx::TensorProto::FLOAT, {2});
+  *g.add_input() = Value("cond", ::onnx::TensorProto::BOOL, {});
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {2});
+  *g.add_output() = Value("out", ::onnx::TensorProto::FLOAT, {2});
+  ::onnx::NodeProto n = Node("If", {"cond"}, {"out"});
+  for (auto [name, sub] : {std::pair{"then_branch", &then_g}, std::pair{"else_branch", &else_g}}) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(::onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = *sub;
+  }
+  *g.add_node() = n;
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+  Tensor x = Tensor::from_vector<float>({3, 4});
+  auto run = [&](bool c) { return m.run({{"cond", Tensor::from_vector<bool>({c}, Shape{})}, {"x", x}}).at("out").to_vector<float>(); };
+  EXPECT_THAT(run(true), ElementsAre(6, 8));
+  EXPECT_THAT(run(false), ElementsAre(4, 5));
+}
+
+// Softmax changed meaning at opset 13: before, it flattened to 2-D from |axis| (default 1).
+TEST(OnnxModel, DispatchFollowsTheModelsOpset) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {1, 2, 2});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {1, 2, 2});
+  *g.add_node() = Node("Softmax", {"x"}, {"y"});
+  Tensor x = Tensor::from_vector<float>({0, 0, 0, 0}, Shape{1, 2, 2});
+  auto y11 = onnx::load_from_bytes(Bytes(Model(g, 11))).run({{"x", x}}).at("y").to_vector<float>();
+  auto y13 = onnx::load_from_bytes(Bytes(Model(g, 13))).run({{"x", x}}).at("y").to_vector<float>();
+  EXPECT_THAT(y11, Pointwise(FloatNear(1e-6), std::vector<float>{.25f, .25f, .25f, .25f}));
+  EXPECT_THAT(y13, Pointwise(FloatNear(1e-6), std::vector<float>{.5f, .5f, .5f, .5f}));
+}
+
+TEST(OnnxModel, ShapeArithmeticStaysOnTheHost) {
+  // Reshape(x, Concat(Gather(Shape(x), 0), [-1])): the pattern every exported model has.
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {-1, 2, 3}, {"n"});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {-1, 6}, {"n"});
+  *g.add_initializer() = Int64Tensor("zero", {}, {0});
+  *g.add_initializer() = Int64Tensor("minus1", {1}, {-1});
+  *g.add_node() = Node("Shape", {"x"}, {"s"});
+  *g.add_node() = Node("Gather", {"s", "zero"}, {"n0"});
+  *g.add_node() = Node("Unsqueeze", {"n0", "zero"}, {"n1"});
+  *g.add_node() = Node("Concat", {"n1", "minus1"}, {"shape"});
+  IntAttr(*g.mutable_node(3), "axis", 0);
+  *g.add_node() = Node("Reshape", {"x", "shape"}, {"y"});
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+  EXPECT_EQ(m.run({{"x", Tensor::zeros({4, 2, 3})}}).at("y").shape(), (Shape{4, 6}));
+}
+
+TEST(OnnxModel, UnsupportedOpNamesOpDomainOpsetAndNode) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {2});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {2});
+  ::onnx::NodeProto n = Node("FancyOp", {"x"}, {"y"}, "my_fancy_node");
+  n.set_domain("com.example");
+  *g.add_node() = n;
+  ::onnx::ModelProto model = Model(g);
+  auto* o = model.add_opset_import();
+  o->set_domain("com.example");
+  o->set_version(3);
+  try {
+    onnx::load_from_bytes(Bytes(model));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("FancyOp"));
+    EXPECT_THAT(e.what(), HasSubstr("com.example"));
+    EXPECT_THAT(e.what(), HasSubstr("opset 3"));
+    EXPECT_THAT(e.what(), HasSubstr("my_fancy_node"));
+  }
+}
+
+TEST(OnnxModel, MissingFileAndNotAModel) {
+  EXPECT_THROW(onnx::load(TempDir() + "/does_not_exist.onnx"), Error);
+  EXPECT_THROW(onnx::load_from_bytes("this is not protobuf at all \xff\xff\xff"), Error);
+}
+
+}  // namespace
+}  // namespace tg
