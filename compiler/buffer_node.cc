@@ -11,8 +11,15 @@ void ThrowIfError(const absl::Status& status) {
   if (!status.ok()) throw Error(std::string(status.message()));
 }
 
+namespace {
+std::atomic<int64_t> next_id{1};
+}  // namespace
+
+UOpRef NewBufferNodeSharing(const std::string& device, DType dtype, int64_t numel, std::shared_ptr<void> storage) {
+  return UOp::Make(Ops::kBuffer, dtype, {}, BufferArg{next_id++, device, numel, std::move(storage)});
+}
+
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel) {
-  static std::atomic<int64_t> next_id{1};
   absl::StatusOr<runtime::Device*> dev = runtime::DeviceRegistry::Global().GetDevice(device);
   ThrowIfError(dev.status());
   std::shared_ptr<void> storage;

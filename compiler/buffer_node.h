@@ -15,6 +15,10 @@ namespace tg::compiler {
 // memory is allocated on first use. Throws tg::Error when the device does not exist.
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel);
 
+// A BUFFER node of |numel| elements whose memory is |storage| (a runtime buffer at least that
+// big, shared with other nodes whose lifetimes do not overlap: compiler/memory_planner).
+UOpRef NewBufferNodeSharing(const std::string& device, DType dtype, int64_t numel, std::shared_ptr<void> storage);
+
 // The runtime buffer a BUFFER node owns; nullptr for an empty (0-element) buffer.
 runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node);
 

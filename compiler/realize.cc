@@ -93,7 +93,9 @@ void RunKernel(const ScheduleItem& item) {
 void RunCopy(const ScheduleItem& item) {
   runtime::Buffer* dst = RuntimeBuffer(item.buffers[0]);
   runtime::Buffer* src = RuntimeBuffer(item.buffers[1]);
-  std::vector<unsigned char> staging(src->nbytes());
+  // The node's own size: planned memory may be a larger block shared with other buffers.
+  const UOpRef& from = item.buffers[1];
+  std::vector<unsigned char> staging(static_cast<size_t>(from->arg_as<BufferArg>().size) * from->dtype().itemsize());
   ThrowIfError(src->CopyOut(staging.data(), staging.size()));
   ThrowIfError(dst->CopyIn(staging.data(), staging.size()));
 }

@@ -3,6 +3,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "compiler/buffer_node.h"
+#include "compiler/memory_planner.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
@@ -48,10 +49,7 @@ class Cache {
         it = entries_.emplace(key, Build(key.graph, devices)).first;
       }
       entry = &it->second;
-      for (const UOpRef& out : entry->outputs) {
-        const auto& a = out->arg_as<BufferArg>();
-        bind[out.get()] = NewBufferNode(a.device, out->dtype(), a.size);
-      }
+      for (auto& [placeholder, node] : PlanOutputs(entry->schedule, entry->outputs)) bind[placeholder] = node;
       return Bind(entry->schedule, bind);
     }
   }

@@ -21,6 +21,7 @@ absl::StatusOr<tg_buffer*> BufferAllocator::Allocate(uint64_t nbytes) {
       tg_buffer* b = it->second.back()->buffer;
       EraseLocked(it->second.back());
       ++stats_.hits;
+      CountLiveLocked(static_cast<int64_t>(nbytes));
       return b;
     }
     ++stats_.misses;
@@ -33,7 +34,19 @@ absl::StatusOr<tg_buffer*> BufferAllocator::Allocate(uint64_t nbytes) {
     s = plugin_.Check(plugin_.api().buffer_alloc(device_, nbytes, 0, &out), what);
   }
   if (!s.ok()) return s;
+  std::lock_guard<std::mutex> lock(mu_);
+  CountLiveLocked(static_cast<int64_t>(nbytes));
   return out;
+}
+
+void BufferAllocator::CountLiveLocked(int64_t delta) {
+  stats_.live_bytes = static_cast<uint64_t>(static_cast<int64_t>(stats_.live_bytes) + delta);
+  stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, stats_.live_bytes);
+}
+
+void BufferAllocator::ResetPeak() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.peak_live_bytes = stats_.live_bytes;
 }
 
 void BufferAllocator::Release(tg_buffer* buffer, uint64_t nbytes) {
@@ -41,6 +54,7 @@ void BufferAllocator::Release(tg_buffer* buffer, uint64_t nbytes) {
   std::vector<tg_buffer*> evicted;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    CountLiveLocked(-static_cast<int64_t>(nbytes));
     lru_.push_front({nbytes, buffer});
     by_size_[nbytes].push_back(lru_.begin());
     stats_.cached_bytes += nbytes;

@@ -21,6 +21,8 @@ class BufferAllocator {
   struct Stats {
     uint64_t hits = 0, misses = 0, evictions = 0;
     uint64_t cached_bytes = 0, cached_count = 0;
+    uint64_t live_bytes = 0;       // held by buffers now (not counting the idle cache)
+    uint64_t peak_live_bytes = 0;  // the most live_bytes has been since the last ResetPeak
   };
 
   // |plugin| and |device| must outlive the allocator. The cache keeps at most |max_cached_bytes|
@@ -43,9 +45,11 @@ class BufferAllocator {
   void Flush();
 
   void SetLimits(uint64_t max_cached_bytes, uint64_t max_cached_count);
+  void ResetPeak();  // peak_live_bytes = live_bytes
   Stats stats() const;
 
  private:
+  void CountLiveLocked(int64_t delta);
   struct Entry {
     uint64_t nbytes;
     tg_buffer* buffer;

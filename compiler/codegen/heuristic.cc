@@ -126,15 +126,41 @@ void AddLocalGroup(Kernel& k, const TargetInfo& target) {
   if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
 }
 
+// Loads that a vector along |range| would have to gather lane by lane (stride neither 0 nor 1).
+int Gathers(const Kernel& k, const UOpRef& range) {
+  int n = 0;
+  for (const Access& acc : Accesses(k.ast())) {
+    if (acc.is_store) continue;
+    std::optional<int64_t> stride = Kernel::Stride(acc.index, range);
+    n += !stride || (*stride != 0 && *stride != 1);
+  }
+  return n;
+}
+
+// Vectorizing the output makes the loads along it vectors or gathers; vectorizing a reduce axis
+// the loads walk contiguously makes them plain vector loads (x @ W.T's inner products). Pick the
+// output unless the reduce axis gathers less.
+bool ReduceVectorizesBetter(const Kernel& k, int lanes) {
+  const Access store = Accesses(k.ast()).back();
+  int output_gathers = -1, reduce_gathers = -1;
+  for (const auto& a : k.axes()) {
+    if (a.extent() % lanes != 0) continue;
+    bool output = (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) && Kernel::Stride(store.index, a.range) == 1;
+    if (output && output_gathers < 0) output_gathers = Gathers(k, a.range);
+    if (a.type == AxisType::kReduce && reduce_gathers < 0) reduce_gathers = Gathers(k, a.range);
+  }
+  return reduce_gathers >= 0 && (output_gathers < 0 || reduce_gathers < output_gathers);
+}
+
 void ApplyHeuristic(Kernel& k, const TargetInfo& target) {
   if (target.gpu) return AddLocalGroup(k, target);
   int lanes = std::clamp(target.vector_bytes / std::max(StoredDType(k.ast()).itemsize(), 1), 1, 16);
   if (target.vectors && lanes > 1) {
-    if (UpcastContiguousOutput(k, lanes)) {
+    if (!ReduceVectorizesBetter(k, lanes) && UpcastContiguousOutput(k, lanes)) {
       UpcastReusedOutput(k);
       WidenVectorTile(k, lanes);
-    } else {
-      UnrollContiguousReduce(k, lanes);
+    } else if (UnrollContiguousReduce(k, lanes)) {
+      UpcastReusedOutput(k);
     }
   }
   CoarsenGroups(k, target);

@@ -121,3 +121,20 @@ TEST(Assign, ReversedSelfReadGoesThroughATemporary) {
 
 }  // namespace
 }  // namespace tg::compiler
+
+namespace tg::compiler {
+namespace {
+
+// issue 4's fusion target: each layer of an MLP is one kernel (matmul + bias + relu fused; the
+// next layer's broadcast of the activations ends it).
+TEST(Schedule, ThreeLayerMlpForwardIsThreeKernels) {
+  Tensor x = Tensor::rand({8, 32});
+  Tensor w1 = Tensor::rand({32, 64}), b1 = Tensor::rand({64});
+  Tensor w2 = Tensor::rand({64, 64}), b2 = Tensor::rand({64});
+  Tensor w3 = Tensor::rand({64, 10}), b3 = Tensor::rand({10});
+  Tensor out = ((x.matmul(w1) + b1).relu().matmul(w2) + b2).relu().matmul(w3) + b3;
+  EXPECT_EQ(KernelCount(out), 3u);
+}
+
+}  // namespace
+}  // namespace tg::compiler
