@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_join.h"
+#include "compiler/codegen/dtype_decomp.h"
 #include "compiler/codegen/expander.h"
 #include "compiler/codegen/gpudims.h"
 #include "compiler/codegen/heuristic.h"
@@ -14,6 +15,7 @@
 #include "ir/env.h"
 #include "ir/error.h"
 #include "ir/symbolic.h"
+#include "plugins/abi/tg_plugin.h"
 
 namespace tg::compiler {
 namespace {
@@ -52,6 +54,16 @@ void PrintLinear(const std::string& name, const std::vector<UOpRef>& ops) {
                  ops[i]->dtype().name().c_str(), ArgString(ops[i]->arg()).c_str());
 }
 
+// OpenCL C has half arithmetic only with cl_khr_fp16, which the device reports as TG_CAP_FP16.
+void CheckHalfSupport(const UOpRef& ast, const runtime::DeviceInfo& device) {
+  if ((device.caps & TG_CAP_FP16) != 0 || PickRenderer(device).dialect() != "opencl-c") return;
+  for (const UOpRef& u : ast->toposort())
+    if (u->dtype().base() == dtypes::float16)
+      throw Error("device " + device.name + " (" + device.description +
+                  ") has no float16 support (OpenCL cl_khr_fp16); compute in float32 there (.float_()) or use "
+                  "another device");
+}
+
 }  // namespace
 
 std::string KernelName(const UOpRef& ast) {
@@ -76,7 +88,8 @@ GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& dev
   TargetInfo target = TargetFor(device);
   target.vectors = target.vectors && renderer.dialect() == "c";
   target.gpu = renderer.dialect() != "c";
-  Kernel k(Simplify(ast), target.gpu ? 3 : 1);
+  CheckHalfSupport(ast, device);
+  Kernel k(DecomposeBfloat16(Simplify(ast)), target.gpu ? 3 : 1);
   if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
   if (DebugLevel() >= 3 && !k.applied().empty()) {
     std::vector<std::string> opts;

@@ -6,7 +6,14 @@
 
 namespace tg::compiler {
 
-std::string CRenderer::Prelude() const { return TG_C_DIALECT_PRELUDE; }
+std::string CRenderer::Prelude() const {
+  return std::string(TG_C_DIALECT_PRELUDE) +
+         "static inline float tg_bf16_to_f32(uint16_t b) { uint32_t u = (uint32_t)b << 16; float f; "
+         "__builtin_memcpy(&f, &u, 4); return f; }\n"
+         "static inline uint16_t tg_f32_to_bf16(float f) { uint32_t u; __builtin_memcpy(&u, &f, 4); "
+         "if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); "
+         "u += 0x7fffu + ((u >> 16) & 1u); return (uint16_t)(u >> 16); }\n";
+}
 
 std::string CRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                                     const std::vector<bool>& written) const {

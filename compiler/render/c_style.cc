@@ -58,7 +58,7 @@ std::string CStyleRenderer::TypeName(DType dtype) const {
     case ScalarType::kUInt32: return "uint32_t";
     case ScalarType::kUInt64: return "uint64_t";
     case ScalarType::kFloat16: return "_Float16";
-    case ScalarType::kBFloat16: return "__bf16";
+    case ScalarType::kBFloat16: return "uint16_t";  // storage only: math runs in float (dtype_decomp)
     case ScalarType::kFloat32: return "float";
     case ScalarType::kFloat64: return "double";
     case ScalarType::kVoid: return "void";
@@ -74,10 +74,12 @@ std::string CStyleRenderer::FloatLiteral(double v, DType dtype) const {
   if (text.find_first_of(".eE") == std::string::npos) text += ".0";
   if (dtype == dtypes::float64) return text;
   text += "f";
+  if (dtype == dtypes::bfloat16) return "tg_f32_to_bf16(" + text + ")";
   return dtype == dtypes::float32 ? text : "((" + TypeName(dtype) + ")" + text + ")";
 }
 
 std::string CStyleRenderer::SpecialFloat(double v, DType dtype) const {
+  if (dtype == dtypes::bfloat16) return "tg_f32_to_bf16(" + SpecialFloat(v, dtypes::float32) + ")";
   std::string cast = "(" + TypeName(dtype) + ")";
   if (std::isnan(v)) return cast + "NAN";
   return v > 0 ? cast + "INFINITY" : "(-" + cast + "INFINITY)";
@@ -154,7 +156,12 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kSin: return MathCall("sin", dt, a[0]);
     case Ops::kSqrt: return MathCall("sqrt", dt, a[0]);
     case Ops::kTrunc: return MathCall("trunc", dt, a[0]);
-    case Ops::kCast: return absl::StrCat("((", TypeName(dt), ")", a[0], ")");
+    case Ops::kCast: {
+      // bfloat16 is 16 bits of storage: convert through float with the prelude's helpers.
+      std::string x = u->src(0)->dtype() == dtypes::bfloat16 ? "tg_bf16_to_f32(" + a[0] + ")" : a[0];
+      if (dt == dtypes::bfloat16) return "tg_f32_to_bf16((float)" + x + ")";
+      return absl::StrCat("((", TypeName(dt), ")", x, ")");
+    }
     case Ops::kBitcast: return Bitcast(u->src(0)->dtype(), dt, a[0]);
     default:
       throw Error("render: no C spelling for " + std::string(OpName(u->op())));
@@ -308,7 +315,8 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
     }
   }
-  return Prelude() + VectorTypedefs(ops) + KernelPrefix(name, buffers, written) + body + KernelSuffix();
+  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, buffers, written) + body +
+         KernelSuffix();
 }
 
 }  // namespace tg::compiler

@@ -24,8 +24,11 @@ class CStyleRenderer : public Renderer {
   std::string IntLiteral(int64_t v, DType dtype) const;
 
  protected:
-  // Includes and declarations every kernel of the dialect starts with.
+  // Includes and declarations every kernel of the dialect starts with, including the bfloat16
+  // conversion helpers tg_bf16_to_f32 / tg_f32_to_bf16 (round to nearest even).
   virtual std::string Prelude() const = 0;
+  // Dialect extensions a kernel's ops need (OpenCL's cl_khr_fp16 for half), after the prelude.
+  virtual std::string Extensions(const std::vector<UOpRef>& ops) const { return ""; }
   // The text before the kernel body after the prelude: signature and opening brace.
   // |buffers| are the DEFINE_GLOBALs in parameter order; |written| says which are stored to.
   virtual std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,

@@ -29,7 +29,7 @@ std::string SharedTypeName(DType dtype, const char* i64, const char* u64, const 
     case ScalarType::kUInt32: return "unsigned int";
     case ScalarType::kUInt64: return u64;
     case ScalarType::kFloat16: return half;
-    case ScalarType::kBFloat16: throw Error("render: bfloat16 is not supported by the GPU renderers yet");
+    case ScalarType::kBFloat16: return "unsigned short";  // storage only (codegen/dtype_decomp)
     case ScalarType::kFloat32: return "float";
     case ScalarType::kFloat64: return "double";
     case ScalarType::kVoid: return "void";
@@ -51,7 +51,17 @@ std::string OpenClRenderer::TypeName(DType dtype) const {
 }
 
 std::string OpenClRenderer::Prelude() const {
-  return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n";
+  return "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+         "float tg_bf16_to_f32(ushort b) { return as_float(((uint)b) << 16); }\n"
+         "ushort tg_f32_to_bf16(float f) { uint u = as_uint(f); if ((u & 0x7fffffffu) > 0x7f800000u) "
+         "return (ushort)((u >> 16) | 0x40u); u += 0x7fffu + ((u >> 16) & 1u); return (ushort)(u >> 16); }\n";
+}
+
+// Half needs its extension, enabled only when used: some drivers warn about it otherwise.
+std::string OpenClRenderer::Extensions(const std::vector<UOpRef>& ops) const {
+  for (const UOpRef& u : ops)
+    if (u->dtype().base() == dtypes::float16) return "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+  return "";
 }
 
 std::string OpenClRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
@@ -86,7 +96,11 @@ std::string CudaRenderer::TypeName(DType dtype) const {
 }
 
 std::string CudaRenderer::Prelude() const {
-  return "template <class T, class F> __device__ inline T tg_bitcast(F f) { union { F f; T t; } u; u.f = f; return u.t; }\n";
+  return "template <class T, class F> __device__ inline T tg_bitcast(F f) { union { F f; T t; } u; u.f = f; return u.t; }\n"
+         "__device__ inline float tg_bf16_to_f32(unsigned short b) { return tg_bitcast<float>(((unsigned int)b) << 16); }\n"
+         "__device__ inline unsigned short tg_f32_to_bf16(float f) { unsigned int u = tg_bitcast<unsigned int>(f); "
+         "if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u); "
+         "u += 0x7fffu + ((u >> 16) & 1u); return (unsigned short)(u >> 16); }\n";
 }
 
 std::string CudaRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,

@@ -15,6 +15,7 @@ class OpenClRenderer : public CStyleRenderer {
 
  protected:
   std::string Prelude() const override;
+  std::string Extensions(const std::vector<UOpRef>& ops) const override;
   std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                            const std::vector<bool>& written) const override;
   std::string KernelSuffix() const override { return "}\n"; }
