@@ -236,7 +236,11 @@ UOpRef BuildKernelAst(const UOpRef& root, const UOpRef& output, KernelBuilder& b
                             {out_param, Flatten(loops, root->shape(), builder),
                              UOp::Const(dtypes::bool_, true)});
   UOpRef store = UOp::Make(Ops::kStore, dtypes::void_, {target, value});
-  return Simplify(UOp::Make(Ops::kSink, dtypes::void_, {store}));
+  // Every parameter stays in the kernel after the store, even one whose reads simplify away (an
+  // empty reduce): launches pass all of them, and OpenCL refuses arguments a kernel lacks.
+  std::vector<UOpRef> src{store};
+  for (const UOpRef& b : builder.buffers()) src.push_back(builder.Param(b));
+  return Simplify(UOp::Make(Ops::kSink, dtypes::void_, std::move(src)));
 }
 
 }  // namespace tg::compiler

@@ -38,7 +38,8 @@ class KernelBuilder {
 const PatternMatcher& PushIndexRules();
 
 // Kernel AST that stores |root| (a tensor-graph node whose sources are BUFFER views or
-// fusable ops) into |output| (a BUFFER node of root's numel): SINK(STORE(INDEX(out, lin), value)).
+// fusable ops) into |output| (a BUFFER node of root's numel):
+// SINK(STORE(INDEX(out, lin), value), DEFINE_GLOBAL...) with every parameter listed after the store.
 UOpRef BuildKernelAst(const UOpRef& root, const UOpRef& output, KernelBuilder& builder);
 
 // Row-major linear offset of |idx| in |shape|, and its inverse.

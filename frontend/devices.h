@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/dtype.h"
+
 namespace tg {
 
 struct DeviceDescription {
@@ -22,6 +24,10 @@ struct DeviceDescription {
 std::vector<DeviceDescription> available_devices();
 // The device tensors go to when none is named (TG_DEVICE, else the best plugin's first device).
 std::string default_device();
+
+// Whether |device| computes in |dtype|: float16 and float64 depend on the hardware (OpenCL's
+// cl_khr_fp16 / cl_khr_fp64); every other dtype works everywhere (bfloat16 as storage).
+bool device_supports(const std::string& device, DType dtype);
 
 }  // namespace tg
 
