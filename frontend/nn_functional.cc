@@ -62,6 +62,10 @@ Tensor Tensor::scaled_dot_product_attention(const Tensor& key, const Tensor& val
                 ShapeString(shape()) + ", " + ShapeString(key.shape()) + ", " + ShapeString(value.shape()));
   if (is_causal && attn_mask)
     throw Error("scaled_dot_product_attention: give attn_mask or is_causal=true, not both");
+  if (key.shape().back() != shape().back() || key.shape()[key.ndim() - 2] != value.shape()[value.ndim() - 2])
+    throw Error("scaled_dot_product_attention: query " + ShapeString(shape()) + ", key " + ShapeString(key.shape()) +
+                " and value " + ShapeString(value.shape()) + " do not fit: query and key need the same last axis, " +
+                "key and value the same sequence axis (-2)");
   Tensor qk = matmul(key.transpose(-2, -1)) / std::sqrt(static_cast<double>(shape().back()));
   std::optional<Tensor> mask = attn_mask;
   if (is_causal) {

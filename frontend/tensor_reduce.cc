@@ -101,17 +101,20 @@ std::pair<Tensor, Tensor> Tensor::std_mean(const std::vector<int>& axes, bool ke
 
 // The max is detached: it only shifts the exponent for stability and cancels in the gradient.
 Tensor Tensor::logsumexp(const std::vector<int>& axes, bool keepdim) const {
+  for (int a : axes) NormalizeAxis(a, ndim(), "logsumexp");
   Tensor m = max(axes, true).detach();
   Tensor m_out = keepdim ? m : m.reshape(sum(axes, false).shape());
   return (*this - m).exp().sum(axes, keepdim).log() + m_out;
 }
 
 Tensor Tensor::softmax(int axis) const {
+  NormalizeAxis(axis, ndim(), "softmax");  // name this op, not the max inside it, in the error
   Tensor e = (*this - max({axis}, true).detach()).exp();
   return e * e.sum({axis}, true).reciprocal();
 }
 
 Tensor Tensor::log_softmax(int axis) const {
+  NormalizeAxis(axis, ndim(), "log_softmax");
   Tensor m = *this - max({axis}, true).detach();
   return m - m.exp().sum({axis}, true).log();
 }
