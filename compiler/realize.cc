@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "compiler/buffer_node.h"
 #include "compiler/capture.h"
+#include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/schedule.h"
 #include "compiler/schedule_cache.h"
@@ -43,7 +44,9 @@ class KernelCache {
     auto key = std::make_pair(ast, &device);
     if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
     auto compiled = std::make_unique<CompiledKernel>();
-    compiled->kernel = GenerateKernel(ast, device.info());
+    // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
+    std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
+    compiled->kernel = opts ? GenerateKernel(ast, device.info(), *opts) : GenerateKernel(ast, device.info());
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());

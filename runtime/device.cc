@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/env.h"
 #include "runtime/buffer.h"
 
 namespace tg::runtime {
@@ -64,10 +66,56 @@ absl::StatusOr<std::shared_ptr<Program>> Device::GetProgram(const KernelSource& 
         info_.source_dialects.empty() ? "(none)" : absl::StrJoin(info_.source_dialects, ", ")));
   }
   std::string key = ProgramCache::Key(info_.plugin, info_.fingerprint, src);
-  return programs_.GetOrCompile(key, [&] { return Compile(src); });
+  return programs_.GetOrCompile(key, [&] { return LoadOrCompile(src, key); });
 }
 
-absl::StatusOr<std::shared_ptr<Program>> Device::Compile(const KernelSource& src) {
+absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSource& src, const std::string& key) {
+  const tg_plugin_api& api = plugin_.api();
+  DiskCache* disk = api.program_load != nullptr && api.program_binary != nullptr ? DiskCache::Global() : nullptr;
+  if (disk == nullptr) return CompileUncached(src);
+  std::string disk_key = ProgramCache::DiskKey(key);
+  if (std::optional<CachedBinary> binary = disk->GetProgram(disk_key)) {
+    absl::StatusOr<std::shared_ptr<Program>> loaded = Load(*binary, src.entry);
+    if (loaded.ok()) {
+      ++programs_.counters().disk_loads;
+      return loaded;
+    }
+    // FAILED_PRECONDITION (stale or foreign) or any other failure: the row is never tried again.
+    ++programs_.counters().disk_rejects;
+    if (DebugLevel() >= 2)
+      std::fprintf(stderr, "%s: cached binary of '%s' refused, recompiling: %s\n", name().c_str(), src.entry.c_str(),
+                   std::string(loaded.status().message()).c_str());
+    disk->DropProgram(disk_key);
+  }
+  absl::StatusOr<std::shared_ptr<Program>> program = CompileUncached(src);
+  if (program.ok()) StoreBinary(**program, *disk, disk_key);
+  return program;
+}
+
+absl::StatusOr<std::shared_ptr<Program>> Device::Load(const CachedBinary& binary, const std::string& entry) {
+  tg_program* handle = nullptr;
+  absl::Status s = plugin_.Check(plugin_.api().program_load(handle_, binary.format.c_str(), binary.bytes.data(),
+                                                            binary.bytes.size(), entry.c_str(), &handle),
+                                 absl::StrCat("loading cached kernel '", entry, "' on ", name()));
+  if (!s.ok()) return s;
+  return std::make_shared<Program>(*this, plugin_, handle, entry);
+}
+
+// A plugin may have no binary for some programs (UNIMPLEMENTED): they are simply not cached.
+void Device::StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key) {
+  const char* format = nullptr;
+  const void* bytes = nullptr;
+  uint64_t len = 0;
+  if (!plugin_.Check(plugin_.api().program_binary(program.handle(), &format, &bytes, &len), "program_binary").ok() ||
+      format == nullptr || bytes == nullptr) {
+    return;
+  }
+  disk.PutProgram(disk_key, {format, std::string(static_cast<const char*>(bytes), len)});
+  ++programs_.counters().disk_stores;
+}
+
+absl::StatusOr<std::shared_ptr<Program>> Device::CompileUncached(const KernelSource& src) {
+  ++programs_.counters().compiles;
   tg_compile_args args{};
   args.struct_size = sizeof args;
   args.device = handle_;

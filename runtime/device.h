@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "runtime/buffer_allocator.h"
 #include "runtime/device_info.h"
+#include "runtime/disk_cache.h"
 #include "runtime/launch_args.h"
 #include "runtime/plugin.h"
 #include "runtime/program.h"
@@ -43,7 +44,12 @@ class Device {              // one opened device of one plugin; owned by the reg
   // Compiled program for |src|: from the in-memory program cache (key: ABI major, plugin, fingerprint,
   // dialect, entry, source), else program_compile. A failed compile returns the plugin's message
   // (build log). INVALID_ARGUMENT, listing the device's dialects, for a dialect it does not accept.
+  // Behind the memory cache sits the sqlite DiskCache: a cached binary is loaded with program_load
+  // (a refused one is dropped and recompiled), and a fresh compile's program_binary is stored.
   absl::StatusOr<std::shared_ptr<Program>> GetProgram(const KernelSource& src);
+  // program_compile with no cache at all, for BEAM candidates (most are thrown away). Counted in
+  // program_cache().counters().compiles like every compile.
+  absl::StatusOr<std::shared_ptr<Program>> CompileUncached(const KernelSource& src);
 
   // Enqueues a launch. With |elapsed_ns| != nullptr: launches with TG_LAUNCH_PROFILE, waits, and stores the
   // kernel's time (event_timing_ns when the device has TG_CAP_TIMING, else host clock around a synchronous run).
@@ -61,7 +67,9 @@ class Device {              // one opened device of one plugin; owned by the reg
 
  private:
   Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);
-  absl::StatusOr<std::shared_ptr<Program>> Compile(const KernelSource& src);
+  absl::StatusOr<std::shared_ptr<Program>> LoadOrCompile(const KernelSource& src, const std::string& key);
+  absl::StatusOr<std::shared_ptr<Program>> Load(const CachedBinary& binary, const std::string& entry);
+  void StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key);
   absl::Status MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out);
   absl::Status LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns);
 

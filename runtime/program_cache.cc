@@ -2,6 +2,7 @@
 #include "runtime/program_cache.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/stable_hash.h"
 
 namespace tg::runtime {
 
@@ -11,6 +12,8 @@ std::string ProgramCache::Key(std::string_view plugin, std::string_view fingerpr
   return absl::StrCat(TG_ABI_MAJOR, sep, std::string(plugin), sep, std::string(fingerprint), sep,
                       src.dialect, sep, src.entry, sep, src.source);
 }
+
+std::string ProgramCache::DiskKey(std::string_view key) { return StableHashBytes(key); }
 
 absl::StatusOr<std::shared_ptr<Program>> ProgramCache::GetOrCompile(const std::string& key,
                                                                     const Compile& compile) {

@@ -1,8 +1,9 @@
 // program_cache.h: the in-memory cache of compiled programs, so a kernel that runs every step
-// compiles once per process. (The sqlite disk cache of DESIGN §6 will sit behind this.)
+// compiles once per process; the sqlite DiskCache (runtime/disk_cache.h) sits behind it.
 #ifndef TG_RUNTIME_PROGRAM_CACHE_H_
 #define TG_RUNTIME_PROGRAM_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,6 +23,19 @@ class ProgramCache {
   // fingerprint, dialect, entry and source, separated by NULs.
   static std::string Key(std::string_view plugin, std::string_view fingerprint,
                          const KernelSource& src);
+  // The DiskCache key of a Key(): its 128-bit StableHashBytes, so rows stay small.
+  static std::string DiskKey(std::string_view key);
+
+  // What produced this cache's programs: a process that finds every kernel on disk shows
+  // compiles == 0 (the "second run compiles nothing" check reads this).
+  struct Counters {
+    std::atomic<uint64_t> compiles{0};      // program_compile calls (BEAM candidates included)
+    std::atomic<uint64_t> disk_loads{0};    // programs made by program_load from the disk cache
+    std::atomic<uint64_t> disk_stores{0};   // binaries written to the disk cache
+    std::atomic<uint64_t> disk_rejects{0};  // cached binaries program_load refused (row dropped)
+  };
+  Counters& counters() { return counters_; }
+  const Counters& counters() const { return counters_; }
 
   // The cached program for |key|, else |compile|'s result, which is cached when it succeeds
   // (failures are not cached: the caller may fix the environment and retry). Compiles run outside
@@ -37,6 +51,7 @@ class ProgramCache {
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Program>> programs_;
   uint64_t hits_ = 0;
+  Counters counters_;
 };
 
 }  // namespace tg::runtime

@@ -4,11 +4,13 @@ load("@rules_cc//cc:defs.bzl", "cc_test")
 
 _MAINS = ["@googletest//:gtest_main", "@googletest//:gmock_main"]
 
-def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], size = "small", **kwargs):
+def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_ir = True, size = "small", **kwargs):
     """Declares `name` (CPU) and `name_<device>` for every other device in `devices`.
 
     Each variant passes --device=NAME to tests/device_main.cc, which points TG_DEVICE at it and
-    skips the whole suite, with the reason, where that device does not exist.
+    skips the whole suite, with the reason, where that device does not exist. With `cpu_llvm_ir`,
+    `name_cpu_llvm_ir` runs the suite on CPU with the "llvm-ir" dialect first (--cpu-dialect, which
+    sets TG_CPU_DIALECT before any plugin loads), so the LLVM JIT path must agree with the C path.
     """
     deps = [d for d in deps if d not in _MAINS] + ["//tests:device_main", "@googletest//:gmock"]
     for device in devices:
@@ -17,6 +19,15 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], size = "s
             srcs = srcs,
             deps = deps,
             args = ["--device=" + device],
+            size = size,
+            **kwargs
+        )
+    if cpu_llvm_ir and "CPU" in devices:
+        cc_test(
+            name = name + "_cpu_llvm_ir",
+            srcs = srcs,
+            deps = deps,
+            args = ["--device=CPU", "--cpu-dialect=llvm-ir"],
             size = size,
             **kwargs
         )

@@ -22,11 +22,13 @@ namespace {
 
 const Renderer& PickRenderer(const runtime::DeviceInfo& device) {
   for (const std::string& dialect : device.source_dialects)
-    if (const Renderer* r = RendererForDialect(dialect)) return *r;
+    if (const Renderer* r = RendererForDialect(dialect, device.arch)) return *r;
   throw Error("device " + device.name + " accepts dialects [" +
               absl::StrJoin(device.source_dialects, ", ") +
-              "], none of which this compiler renders (it renders: c, opencl-c, cuda-c, hip-c)");
+              "], none of which this compiler renders (it renders: c, llvm-ir, opencl-c, cuda-c, hip-c, ptx, wgsl)");
 }
+
+GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::DeviceInfo& device);
 
 bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
 
@@ -54,16 +56,6 @@ void PrintLinear(const std::string& name, const std::vector<UOpRef>& ops) {
                  ops[i]->dtype().name().c_str(), ArgString(ops[i]->arg()).c_str());
 }
 
-// OpenCL C has half arithmetic only with cl_khr_fp16, which the device reports as TG_CAP_FP16.
-void CheckHalfSupport(const UOpRef& ast, const runtime::DeviceInfo& device) {
-  if ((device.caps & TG_CAP_FP16) != 0 || PickRenderer(device).dialect() != "opencl-c") return;
-  for (const UOpRef& u : ast->toposort())
-    if (u->dtype().base() == dtypes::float16)
-      throw Error("device " + device.name + " (" + device.description +
-                  ") has no float16 support (OpenCL cl_khr_fp16); compute in float32 there (.float_()) or use "
-                  "another device");
-}
-
 }  // namespace
 
 std::string KernelName(const UOpRef& ast) {
@@ -81,16 +73,51 @@ std::string KernelName(const UOpRef& ast) {
   return name;
 }
 
-GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device) {
+TargetInfo CodegenTarget(const runtime::DeviceInfo& device) {
   const Renderer& renderer = PickRenderer(device);
+  TargetInfo target = TargetFor(device);
+  // "c" and "llvm-ir" share the CPU calling convention: group ids only, work items are loops.
+  bool cpu = renderer.dialect() == "c" || renderer.dialect() == "llvm-ir";
+  target.vectors = target.vectors && cpu;
+  target.gpu = !cpu;
+  return target;
+}
+
+// OpenCL C has half arithmetic only with cl_khr_fp16, which the device reports as TG_CAP_FP16.
+void CheckHalfSupport(const UOpRef& ast, const runtime::DeviceInfo& device) {
+  if ((device.caps & TG_CAP_FP16) != 0 || PickRenderer(device).dialect() != "opencl-c") return;
+  for (const UOpRef& u : ast->toposort())
+    if (u->dtype().base() == dtypes::float16)
+      throw Error("device " + device.name + " (" + device.description +
+                  ") has no float16 support (OpenCL cl_khr_fp16); compute in float32 there (.float_()) or use "
+                  "another device");
+}
+
+Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device) {
+  CheckHalfSupport(ast, device);
+  return Kernel(DecomposeBfloat16(Simplify(ast)), CodegenTarget(device).gpu ? 3 : 1);
+}
+
+GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device) {
+  Kernel k = StartKernel(ast, device);
+  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, CodegenTarget(device));
+  return RenderKernel(ast, k, device);
+}
+
+GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device, const std::vector<Opt>& opts) {
+  Kernel k = StartKernel(ast, device);
+  for (const Opt& o : opts) k.Apply(o);
+  return RenderKernel(ast, k, device);
+}
+
+namespace {
+
+// The optimized kernel |k| of |ast| to source text and launch dims.
+GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::DeviceInfo& device) {
+  const Renderer& renderer = PickRenderer(device);
+  TargetInfo target = CodegenTarget(device);
   GeneratedKernel kernel;
   kernel.name = KernelName(ast);
-  TargetInfo target = TargetFor(device);
-  target.vectors = target.vectors && renderer.dialect() == "c";
-  target.gpu = renderer.dialect() != "c";
-  CheckHalfSupport(ast, device);
-  Kernel k(DecomposeBfloat16(Simplify(ast)), target.gpu ? 3 : 1);
-  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
   if (DebugLevel() >= 3 && !k.applied().empty()) {
     std::vector<std::string> opts;
     for (const Opt& o : k.applied()) opts.push_back(o.str());
@@ -109,4 +136,5 @@ GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& dev
   return kernel;
 }
 
+}  // namespace
 }  // namespace tg::compiler

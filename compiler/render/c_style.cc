@@ -27,13 +27,23 @@ struct UseInfo {
   absl::flat_hash_map<const UOp*, bool> used_deeper;
 };
 
+// How many times the C spelling of |u| writes out its source |i|: MAX is (a<b)?b:a, a vector WHERE
+// writes its mask twice. An operand spelled twice must be a variable, or a chain of such ops grows
+// exponentially in text (a 16-lane max fold became a megabyte of C).
+int Spellings(const UOpRef& u, size_t i) {
+  if (u->op() == Ops::kMax) return 2;
+  if (u->op() == Ops::kWhere && i == 0 && u->dtype().count() > 1) return 2;
+  return 1;
+}
+
 UseInfo AnalyzeUses(const std::vector<UOpRef>& ops) {
   UseInfo info;
   int depth = 0;
   for (const UOpRef& u : ops) {
     if (u->op() == Ops::kEnd) --depth;
-    for (const UOpRef& s : u->src()) {
-      info.uses[s.get()]++;
+    for (size_t i = 0; i < u->src().size(); ++i) {
+      const UOpRef& s = u->src(i);
+      info.uses[s.get()] += Spellings(u, i);
       auto it = info.def_depth.find(s.get());
       if (it != info.def_depth.end() && it->second != depth) info.used_deeper[s.get()] = true;
     }

@@ -19,8 +19,9 @@ class Renderer {
   virtual std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const = 0;
 };
 
-// The renderer for |dialect|, or nullptr when the compiler cannot emit it. Lives forever.
-const Renderer* RendererForDialect(std::string_view dialect);
+// The renderer for |dialect|, or nullptr when the compiler cannot emit it. Lives forever. |arch| is the
+// device's props.arch ("sm_90"); only a dialect tied to an ISA version (ptx) reads it, "" = its default.
+const Renderer* RendererForDialect(std::string_view dialect, std::string_view arch = "");
 
 }  // namespace tg::compiler
 

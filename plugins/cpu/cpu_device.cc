@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <fstream>
 #include <thread>
@@ -38,8 +40,22 @@ std::string Fingerprint(const std::string& arch) {
   const CCompiler& cc = FindCCompiler();
   std::string fp = arch + "|" + (cc.command.empty() ? "no C compiler" : cc.version) + "|";
   for (const std::string& f : BaseCompileFlags()) fp += f + " ";
-  fp += "-lm";
+  fp += "-lm|llvm-ir: libLLVM-15 ORC default<O2>";
   return fp;
+}
+
+// Which source dialect comes first in props.source_dialects, i.e. which one the host renders.
+// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, "CPU compile
+// path", 2026-11-30, loaded 2-core machine): kernels run equally fast either way (same vectorization,
+// same libm calls), and a cold compile is 4-5x faster in-process (ORC ~30-46 ms vs gcc ~170-176 ms per
+// kernel), but gcc's shared objects are cached on disk, so a repeated process compiles nothing, while
+// llvm-ir has no binary cache yet and pays ~30 ms per kernel per process. Revisit (flip to llvm-ir)
+// once llvm-ir programs are cached as object code.
+void OrderDialects(tg_device* d) {
+  const char* want = getenv("TG_CPU_DIALECT");
+  bool llvm_first = want != nullptr && std::string(want) == "llvm-ir";
+  d->dialects[0] = llvm_first ? "llvm-ir" : "c";
+  d->dialects[1] = llvm_first ? "c" : "llvm-ir";
 }
 
 }  // namespace
@@ -62,6 +78,7 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
   d->global_mem_bytes = pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) : 0;
   d->compute_units = std::max(1u, std::thread::hardware_concurrency());
   d->vector_width = simd.float_lanes;
+  OrderDialects(d);
   *out_device = d;
   return nullptr;
 }
@@ -88,7 +105,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.compute_units = device->compute_units;
   // fp16/bf16 stay off until we probe what the run-time C compiler accepts (_Float16, __bf16).
   p.caps = TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY;
-  p.num_source_dialects = 1;
+  p.num_source_dialects = 2;
   p.source_dialects = device->dialects;
   p.num_binary_formats = 1;
   p.binary_formats = device->formats;

@@ -13,7 +13,8 @@ struct tg_device {
   uint32_t ordinal = 0;
   // Strings handed out through device_props; they live as long as the device (ABI rule).
   std::string name, vendor, arch, fingerprint;
-  const char* dialects[1] = {"c"};
+  // Preference order (the host renders the first it can): see DefaultDialectOrder in cpu_device.cc.
+  const char* dialects[2] = {"c", "llvm-ir"};
   const char* formats[1] = {"elf-so"};
   uint64_t global_mem_bytes = 0;
   uint32_t compute_units = 1;

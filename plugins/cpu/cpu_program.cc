@@ -61,13 +61,24 @@ tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
   if (a.device == nullptr || a.source == nullptr || a.entry == nullptr || a.entry[0] == '\0') {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: device, source and entry are required");
   }
+  std::string_view source(a.source, a.source_len);
+  if (a.dialect != nullptr && strcmp(a.dialect, "llvm-ir") == 0) {
+    JitKernel jit;
+    if (tg_error* e = JitCompile(source, a.entry, &jit)) return e;
+    auto* p = new tg_program;
+    p->device = a.device;
+    p->jit = jit;
+    p->fn = jit.fn;
+    p->entry = a.entry;
+    *out = p;
+    return nullptr;
+  }
   if (a.dialect == nullptr || strcmp(a.dialect, "c") != 0) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, std::string("program_compile: dialect '") +
                                                    (a.dialect ? a.dialect : "(null)") +
-                                                   "' is not supported; the CPU plugin accepts \"c\"");
+                                                   "' is not supported; the CPU plugin accepts \"c\" and \"llvm-ir\"");
   }
   std::string so_path;
-  std::string_view source(a.source, a.source_len);
   if (tg_error* e = CompileToSharedObject(source, a.options ? a.options : "", &so_path)) return e;
   return OpenLibrary(a.device, so_path, a.entry, TG_CODE_INTERNAL, out);
 }
@@ -108,6 +119,9 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
   if (program == nullptr || out_format == nullptr || out_binary == nullptr || out_len == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
   }
+  if (program->library == nullptr) {
+    return MakeError(TG_CODE_UNIMPLEMENTED, "program_binary: llvm-ir programs have no binary (they JIT in milliseconds)");
+  }
   std::call_once(program->binary_once, [program] {
     std::string so;
     if (ReadFile(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
@@ -123,7 +137,8 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
 
 void ProgramDestroy(tg_program* program) {
   if (program == nullptr) return;
-  dlclose(program->library);
+  if (program->library != nullptr) dlclose(program->library);
+  JitRelease(&program->jit);
   delete program;
 }
 

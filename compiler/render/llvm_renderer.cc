@@ -1,0 +1,394 @@
+#include "compiler/render/llvm_renderer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/error.h"
+
+namespace tg::compiler {
+namespace {
+
+bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
+
+// A double's bits in LLVM's hexadecimal float syntax. LLVM accepts it for every float type when the
+// value is exact in that type, which CONSTs are (CastConst rounds them), so no decimal round trip.
+std::string HexFloat(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(bits));
+  return buf;
+}
+
+std::string ScalarLiteral(const ConstValue& v, DType dtype) {
+  if (dtype.is_bool()) return ConstToInt(v) != 0 ? "true" : "false";
+  if (dtype.is_float()) {
+    double d = ConstToDouble(v);
+    if (dtype != dtypes::float64 && !std::isnan(d)) d = static_cast<float>(d);
+    return HexFloat(d);
+  }
+  return std::to_string(ConstToInt(v));  // LLVM reads a 64-bit pattern of either sign
+}
+
+// The type suffix of an overloaded intrinsic: "f32", "v16f32", "f16".
+std::string IntrinsicSuffix(DType dtype) {
+  int bits = dtype.base().itemsize() * 8;
+  std::string scalar = absl::StrCat(dtype.base().is_float() ? "f" : "i", bits);
+  if (dtype.base() == dtypes::bfloat16) scalar = "bf16";
+  return dtype.count() > 1 ? absl::StrCat("v", dtype.count(), scalar) : scalar;
+}
+
+// The per-kernel state of one rendering: the text so far and the name of every value.
+class LlvmEmitter {
+ public:
+  std::string Run(const std::string& name, const std::vector<UOpRef>& ops);
+
+ private:
+  void Emit(const UOpRef& u);
+  void Line(const std::string& text) { body_ += "  " + text + "\n"; }
+  void Label(const std::string& label) {
+    body_ += label + ":\n";
+    block_ = label;
+  }
+  std::string Fresh(const char* prefix) { return absl::StrCat("%", prefix, counter_++); }
+  // Defines a new value as |rhs| and returns its name.
+  std::string Def(const std::string& rhs) {
+    std::string v = Fresh("v");
+    Line(v + " = " + rhs);
+    return v;
+  }
+  // The operand text of |s| as used by |user|: accumulators are loaded at the point of use, and a
+  // scalar used by a vector op is broadcast to the op's lane count.
+  std::string Operand(const UOpRef& s, int lanes = 1);
+  std::string Splat(const std::string& x, DType scalar, int lanes);
+  std::string Alu(const UOpRef& u);
+  std::string Math(const char* fn, DType dtype, const std::string& x);
+  std::string Cast(DType from, DType to, const std::string& x);
+  std::string Compare(Ops op, DType operand, const std::string& a, const std::string& b);
+  void EmitRange(const UOpRef& u);
+  void EmitEnd();
+  void EmitLoad(const UOpRef& u);
+  void EmitStore(const UOpRef& u);
+  // A pointer to the element INDEX |index| addresses; |gated_to_zero| reads element 0 where the gate
+  // is false, so a masked-off load never touches memory outside the buffer.
+  std::string Address(const UOpRef& index, bool gated_to_zero);
+
+  struct Loop {
+    std::string var, header, latch, exit;
+    DType dtype;
+  };
+  std::string body_, allocas_, block_ = "entry";
+  std::set<std::string> declares_;
+  absl::flat_hash_map<const UOp*, std::string> value_;
+  absl::flat_hash_map<const UOp*, std::string> acc_slot_;   // DEFINE_ACC -> its alloca
+  absl::flat_hash_map<const UOp*, std::string> reduce_acc_;  // REDUCE -> the alloca of its DEFINE_ACC
+  std::vector<Loop> loops_;
+  int counter_ = 0;
+};
+
+std::string LlvmEmitter::Splat(const std::string& x, DType scalar, int lanes) {
+  std::string vt = LlvmType(scalar.vec(lanes)), st = LlvmType(scalar);
+  if (x.empty() || x[0] != '%') {  // a literal: a constant vector
+    std::vector<std::string> elems(lanes, st + " " + x);
+    return "<" + absl::StrJoin(elems, ", ") + ">";
+  }
+  std::string one = Def(absl::StrCat("insertelement ", vt, " poison, ", st, " ", x, ", i32 0"));
+  return Def(absl::StrCat("shufflevector ", vt, " ", one, ", ", vt, " poison, <", lanes, " x i32> zeroinitializer"));
+}
+
+std::string LlvmEmitter::Operand(const UOpRef& s, int lanes) {
+  std::string x;
+  if (auto it = acc_slot_.find(s.get()); it != acc_slot_.end())
+    x = Def(absl::StrCat("load ", LlvmType(s->dtype()), ", ptr ", it->second));
+  else
+    x = value_.at(s.get());
+  return lanes > 1 && !IsVector(s) ? Splat(x, s->dtype(), lanes) : x;
+}
+
+std::string LlvmEmitter::Math(const char* fn, DType dtype, const std::string& x) {
+  DType base = dtype.base();
+  // Half types compute in float (as the C renderer does); float and double use their own intrinsic.
+  DType calc = base == dtypes::float64 ? dtypes::float64 : dtypes::float32;
+  DType calc_v = calc.vec(dtype.count());
+  std::string arg = calc == base ? x : Cast(dtype, calc_v, x);
+  std::string t = LlvmType(calc_v), callee = absl::StrCat("@llvm.", fn, ".", IntrinsicSuffix(calc_v));
+  declares_.insert(absl::StrCat("declare ", t, " ", callee, "(", t, ")"));
+  std::string r = Def(absl::StrCat("call ", t, " ", callee, "(", t, " ", arg, ")"));
+  return calc == base ? r : Cast(calc_v, dtype, r);
+}
+
+std::string LlvmEmitter::Cast(DType from, DType to, const std::string& x) {
+  std::string ft = LlvmType(from), tt = LlvmType(to);
+  DType f = from.base(), t = to.base();
+  if (f == t) return x;
+  auto conv = [&](const char* op) { return Def(absl::StrCat(op, " ", ft, " ", x, " to ", tt)); };
+  if (t.is_bool()) {  // C's (_Bool)x: nonzero is true (NaN too: une)
+    std::string zero = from.count() > 1 ? "zeroinitializer" : (f.is_float() ? "0.0" : "0");
+    return Def(absl::StrCat(f.is_float() ? "fcmp une " : "icmp ne ", ft, " ", x, ", ", zero));
+  }
+  if (f.is_bool()) return conv(t.is_float() ? "uitofp" : "zext");
+  if (f.is_float() && t.is_float()) {
+    if (f.itemsize() == t.itemsize())  // half <-> bfloat: through float
+      return Cast(dtypes::float32.vec(to.count()), to, Cast(from, dtypes::float32.vec(from.count()), x));
+    return conv(f.itemsize() < t.itemsize() ? "fpext" : "fptrunc");
+  }
+  if (f.is_float()) return conv(t.is_unsigned() ? "fptoui" : "fptosi");
+  if (t.is_float()) return conv(f.is_unsigned() ? "uitofp" : "sitofp");
+  if (f.itemsize() == t.itemsize()) return x;  // int32 <-> uint32: same bits
+  if (f.itemsize() > t.itemsize()) return conv("trunc");
+  return conv(f.is_unsigned() ? "zext" : "sext");
+}
+
+std::string LlvmEmitter::Compare(Ops op, DType operand, const std::string& a, const std::string& b) {
+  const char* pred;
+  bool fl = operand.is_float();
+  // Ordered < and ==, unordered !=: exactly C's comparisons, NaN included.
+  if (op == Ops::kCmpLt) pred = fl ? "fcmp olt" : (operand.is_unsigned() || operand.is_bool() ? "icmp ult" : "icmp slt");
+  else if (op == Ops::kCmpEq) pred = fl ? "fcmp oeq" : "icmp eq";
+  else pred = fl ? "fcmp une" : "icmp ne";
+  return Def(absl::StrCat(pred, " ", LlvmType(operand), " ", a, ", ", b));
+}
+
+std::string LlvmEmitter::Alu(const UOpRef& u) {
+  DType dt = u->dtype();
+  int n = dt.count();
+  Ops op = u->op();
+  if (op == Ops::kGep)
+    return Def(absl::StrCat("extractelement ", LlvmType(u->src(0)->dtype()), " ", Operand(u->src(0)), ", i32 ",
+                            u->arg_as<int64_t>()));
+  if (op == Ops::kWhere) {  // select takes a scalar condition with vector operands, as C's ?: does
+    std::string c = Operand(u->src(0)), a = Operand(u->src(1), n), b = Operand(u->src(2), n);
+    std::string t = LlvmType(dt);
+    return Def(absl::StrCat("select ", LlvmType(u->src(0)->dtype()), " ", c, ", ", t, " ", a, ", ", t, " ", b));
+  }
+  DType operand = u->src(0)->dtype().base().vec(n);
+  std::vector<std::string> a;
+  for (const UOpRef& s : u->src()) a.push_back(Operand(s, n));
+  std::string t = LlvmType(operand);
+  bool fl = operand.is_float(), un = operand.is_unsigned() || operand.is_bool();
+  auto bin = [&](const char* f_op, const char* i_op) {
+    return Def(absl::StrCat(fl ? f_op : i_op, " ", t, " ", a[0], ", ", a[1]));
+  };
+  switch (op) {
+    case Ops::kAdd: return bin("fadd", "add");
+    case Ops::kMul: return bin("fmul", "mul");
+    case Ops::kFdiv: return bin("fdiv", un ? "udiv" : "sdiv");
+    case Ops::kIdiv: return bin("fdiv", un ? "udiv" : "sdiv");
+    case Ops::kMod: return bin("frem", un ? "urem" : "srem");
+    case Ops::kXor: return bin("xor", "xor");
+    case Ops::kOr: return bin("or", "or");
+    case Ops::kAnd: return bin("and", "and");
+    case Ops::kShl: return bin("shl", "shl");
+    case Ops::kShr: return bin("lshr", un ? "lshr" : "ashr");
+    case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: return Compare(op, operand, a[0], a[1]);
+    case Ops::kMax: {  // C: (a<b)?b:a
+      std::string lt = Compare(Ops::kCmpLt, operand, a[0], a[1]);
+      return Def(absl::StrCat("select ", LlvmType(dtypes::bool_.vec(n)), " ", lt, ", ", t, " ", a[1], ", ", t, " ", a[0]));
+    }
+    case Ops::kNeg:
+      if (fl) return Def(absl::StrCat("fneg ", t, " ", a[0]));
+      if (operand.is_bool()) return Def(absl::StrCat("xor ", t, " ", a[0], ", ", n > 1 ? Splat("true", dtypes::bool_, n) : "true"));
+      return Def(absl::StrCat("sub ", t, " ", n > 1 ? "zeroinitializer" : "0", ", ", a[0]));
+    case Ops::kReciprocal: {
+      std::string one = n > 1 ? Splat(HexFloat(1.0), dt.base(), n) : HexFloat(1.0);
+      return Def(absl::StrCat("fdiv ", t, " ", one, ", ", a[0]));
+    }
+    case Ops::kMulAcc: {
+      if (!fl) return Def(absl::StrCat("add ", t, " ", Def(absl::StrCat("mul ", t, " ", a[0], ", ", a[1])), ", ", a[2]));
+      std::string callee = "@llvm.fmuladd." + IntrinsicSuffix(operand);
+      declares_.insert(absl::StrCat("declare ", t, " ", callee, "(", t, ", ", t, ", ", t, ")"));
+      return Def(absl::StrCat("call ", t, " ", callee, "(", t, " ", a[0], ", ", t, " ", a[1], ", ", t, " ", a[2], ")"));
+    }
+    case Ops::kExp2: return Math("exp2", dt, a[0]);
+    case Ops::kLog2: return Math("log2", dt, a[0]);
+    case Ops::kSin: return Math("sin", dt, a[0]);
+    case Ops::kSqrt: return Math("sqrt", dt, a[0]);
+    case Ops::kTrunc: return Math("trunc", dt, a[0]);
+    case Ops::kCast: return Cast(operand, dt, a[0]);
+    case Ops::kBitcast: return Def(absl::StrCat("bitcast ", t, " ", a[0], " to ", LlvmType(dt)));
+    default:
+      throw Error("llvm-ir renderer: no spelling for " + std::string(OpName(op)));
+  }
+}
+
+std::string LlvmEmitter::Address(const UOpRef& index, bool gated_to_zero) {
+  const UOpRef &buf = index->src(0), &idx = index->src(1), &gate = index->src(2);
+  std::string i = Operand(idx), it = LlvmType(idx->dtype());
+  if (gated_to_zero && !gate->is_const_value(true))
+    i = Def(absl::StrCat("select i1 ", Operand(gate), ", ", it, " ", i, ", ", it, " 0"));
+  return Def(absl::StrCat("getelementptr inbounds ", LlvmMemType(buf->dtype().base()), ", ptr ", Operand(buf), ", ",
+                          it, " ", i));
+}
+
+void LlvmEmitter::EmitLoad(const UOpRef& u) {
+  const UOpRef& index = u->src(0);
+  const UOpRef& gate = index->src(2);
+  DType dt = u->dtype();
+  std::string mt = LlvmMemType(dt), ptr = Address(index, true);
+  std::string v = Def(absl::StrCat("load ", mt, ", ptr ", ptr, ", align ", dt.base().is_bool() ? 1 : dt.base().itemsize()));
+  if (dt.base().is_bool()) v = Def(absl::StrCat("icmp ne ", mt, " ", v, ", ", IsVector(u) ? "zeroinitializer" : "0"));
+  if (!gate->is_const_value(true))  // a masked-off load reads 0, as in C
+    v = Def(absl::StrCat("select i1 ", Operand(gate), ", ", LlvmType(dt), " ", v, ", ", LlvmType(dt), " zeroinitializer"));
+  value_[u.get()] = v;
+}
+
+void LlvmEmitter::EmitStore(const UOpRef& u) {
+  const UOpRef& index = u->src(0);
+  const UOpRef& gate = index->src(2);
+  const UOpRef& val = u->src(1);
+  std::string skip;
+  if (!gate->is_const_value(true)) {  // a branch, not a select: the address may be out of bounds
+    std::string id = std::to_string(counter_++);
+    skip = "st" + id + ".skip";
+    Line(absl::StrCat("br i1 ", Operand(gate), ", label %st", id, ", label %", skip));
+    Label("st" + id);
+  }
+  std::string ptr = Address(index, false), x = Operand(val);
+  DType dt = val->dtype();
+  if (dt.base().is_bool()) x = Def(absl::StrCat("zext ", LlvmType(dt), " ", x, " to ", LlvmMemType(dt)));
+  Line(absl::StrCat("store ", LlvmMemType(dt), " ", x, ", ptr ", ptr, ", align ",
+                    dt.base().is_bool() ? 1 : dt.base().itemsize()));
+  if (!skip.empty()) {
+    Line("br label %" + skip);
+    Label(skip);
+  }
+}
+
+void LlvmEmitter::EmitRange(const UOpRef& u) {
+  std::string id = std::to_string(counter_++);
+  Loop loop{"%ridx" + id, "loop" + id, "loop" + id + ".latch", "loop" + id + ".exit", u->dtype()};
+  std::string end = Operand(u->src(0)), t = LlvmType(u->dtype());
+  std::string pre = block_;
+  Line("br label %" + loop.header);
+  Label(loop.header);
+  Line(absl::StrCat(loop.var, " = phi ", t, " [0, %", pre, "], [", loop.var, ".next, %", loop.latch, "]"));
+  Line(absl::StrCat(loop.var, ".c = icmp slt ", t, " ", loop.var, ", ", end));
+  Line(absl::StrCat("br i1 ", loop.var, ".c, label %loop", id, ".body, label %", loop.exit));
+  Label("loop" + id + ".body");
+  value_[u.get()] = loop.var;
+  loops_.push_back(loop);
+}
+
+void LlvmEmitter::EmitEnd() {
+  Loop loop = loops_.back();
+  loops_.pop_back();
+  Line("br label %" + loop.latch);
+  Label(loop.latch);
+  Line(absl::StrCat(loop.var, ".next = add nsw ", LlvmType(loop.dtype), " ", loop.var, ", 1"));
+  Line("br label %" + loop.header);
+  Label(loop.exit);
+}
+
+void LlvmEmitter::Emit(const UOpRef& u) {
+  switch (u->op()) {
+    case Ops::kDefineGlobal: value_[u.get()] = absl::StrCat("%data", u->arg_as<int64_t>()); break;
+    case Ops::kConst: value_[u.get()] = ScalarLiteral(u->const_value(), u->dtype()); break;
+    case Ops::kSpecial: {
+      const std::string& name = u->arg_as<std::string>();
+      if (name.size() != 5 || name.rfind("gidx", 0) != 0 || name[4] < '0' || name[4] > '2')
+        throw Error("llvm-ir renderer: unsupported launch id " + name);
+      // tg_c_workgroup_state: uint64 struct_size, then uint32 group_id[3].
+      std::string p = Def(absl::StrCat("getelementptr inbounds i8, ptr %w, i64 ", 8 + 4 * (name[4] - '0')));
+      std::string id = Def("load i32, ptr " + p + ", align 4");
+      value_[u.get()] = Cast(dtypes::int32, u->dtype(), id);
+      break;
+    }
+    case Ops::kRange: EmitRange(u); break;
+    case Ops::kEnd: EmitEnd(); break;
+    case Ops::kDefineAcc: {
+      std::string slot = Fresh("acc");
+      absl::StrAppend(&allocas_, "  ", slot, " = alloca ", LlvmType(u->dtype()), "\n");
+      Line(absl::StrCat("store ", LlvmType(u->dtype()), " ", Operand(u->src(0), u->dtype().count()), ", ptr ", slot));
+      acc_slot_[u.get()] = slot;
+      reduce_acc_[u->src(1).get()] = slot;
+      break;
+    }
+    case Ops::kAssign:
+      Line(absl::StrCat("store ", LlvmType(u->src(0)->dtype()), " ", Operand(u->src(1), u->src(0)->dtype().count()),
+                        ", ptr ", acc_slot_.at(u->src(0).get())));
+      break;
+    case Ops::kReduce:
+      value_[u.get()] = Def(absl::StrCat("load ", LlvmType(u->dtype()), ", ptr ", reduce_acc_.at(u.get())));
+      break;
+    case Ops::kIndex: break;  // folded into the LOAD / STORE that uses it
+    case Ops::kLoad: EmitLoad(u); break;
+    case Ops::kStore: EmitStore(u); break;
+    case Ops::kVectorize: {
+      std::string v = "poison", t = LlvmType(u->dtype()), et = LlvmType(u->dtype().base());
+      for (size_t i = 0; i < u->src().size(); ++i)
+        v = Def(absl::StrCat("insertelement ", t, " ", v, ", ", et, " ", Operand(u->src(i)), ", i32 ", i));
+      value_[u.get()] = v;
+      break;
+    }
+    default: value_[u.get()] = Alu(u);
+  }
+}
+
+std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops) {
+  std::vector<UOpRef> buffers;
+  std::vector<bool> written;
+  for (const UOpRef& u : ops) {
+    if (u->op() != Ops::kDefineGlobal) continue;
+    size_t slot = static_cast<size_t>(u->arg_as<int64_t>());
+    if (buffers.size() <= slot) buffers.resize(slot + 1), written.resize(slot + 1);
+    buffers[slot] = u;
+  }
+  for (const UOpRef& u : ops)
+    if (u->op() == Ops::kStore) written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
+  for (const UOpRef& u : ops) Emit(u);
+
+  std::vector<std::string> params, args;
+  std::string entry;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    // tg_c_dispatch_state.buffers is the pointer at byte 40.
+    params.push_back(absl::StrCat("ptr noalias ", written[i] ? "" : "readonly ", "%data", i));
+    absl::StrAppend(&entry, "  %b", i, ".p = getelementptr inbounds ptr, ptr %bufs, i64 ", i, "\n  %b", i,
+                    " = load ptr, ptr %b", i, ".p, align 8\n");
+    args.push_back(absl::StrCat("ptr %b", i));
+  }
+  params.push_back("ptr %w");
+  args.push_back("ptr %w");
+  std::string out = absl::StrCat("; kernel ", name, " (tinygrad-cc llvm-ir dialect)\n");
+  absl::StrAppend(&out, "define internal void @", name, ".body(", absl::StrJoin(params, ", "),
+                  ") alwaysinline nounwind {\nentry:\n", allocas_, body_, "  ret void\n}\n\n");
+  absl::StrAppend(&out, "define i32 @", name, "(ptr noalias nocapture readonly %d, ptr noalias nocapture readonly %w) nounwind {\n",
+                  "entry:\n  %bufs.p = getelementptr inbounds i8, ptr %d, i64 40\n",
+                  "  %bufs = load ptr, ptr %bufs.p, align 8\n", entry, "  call void @", name, ".body(",
+                  absl::StrJoin(args, ", "), ")\n  ret i32 0\n}\n");
+  for (const std::string& d : declares_) absl::StrAppend(&out, "\n", d);
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string LlvmType(DType dtype) {
+  std::string base;
+  switch (dtype.scalar()) {
+    case ScalarType::kBool: base = "i1"; break;
+    case ScalarType::kInt8: case ScalarType::kUInt8: base = "i8"; break;
+    case ScalarType::kInt16: case ScalarType::kUInt16: base = "i16"; break;
+    case ScalarType::kInt32: case ScalarType::kUInt32: base = "i32"; break;
+    case ScalarType::kInt64: case ScalarType::kUInt64: base = "i64"; break;
+    case ScalarType::kFloat16: base = "half"; break;
+    case ScalarType::kBFloat16: base = "bfloat"; break;
+    case ScalarType::kFloat32: base = "float"; break;
+    case ScalarType::kFloat64: base = "double"; break;
+    case ScalarType::kVoid: base = "void"; break;
+  }
+  return dtype.count() > 1 ? absl::StrCat("<", dtype.count(), " x ", base, ">") : base;
+}
+
+std::string LlvmMemType(DType dtype) {
+  return dtype.base().is_bool() ? LlvmType(dtypes::int8.vec(dtype.count())) : LlvmType(dtype);
+}
+
+std::string LlvmRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
+  return LlvmEmitter().Run(name, ops);
+}
+
+}  // namespace tg::compiler

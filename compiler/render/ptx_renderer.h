@@ -1,0 +1,35 @@
+// PtxRenderer: the "ptx" dialect: NVIDIA PTX assembly text for one sm_XX target.
+// The render step of DESIGN §2 for the CUDA plugin's ptx path (checked with ptxas in tests/compiler).
+#ifndef TG_COMPILER_RENDER_PTX_RENDERER_H_
+#define TG_COMPILER_RENDER_PTX_RENDERER_H_
+
+#include <string>
+#include <vector>
+
+#include "compiler/render/renderer.h"
+
+namespace tg::compiler {
+
+// One `.visible .entry |name|` whose parameters follow cuda-c (tg_plugin.h): one .u64 global pointer per
+// buffer, in order. Launch ids are %ctaid / %tid. Values live in virtual registers (ptxas allocates);
+// loops are labels and branches; gated loads and stores are predicated. Scalar only (the GPU dialects
+// are not vectorized). Numerics follow CUDA C's defaults: IEEE div/sqrt/rcp (.rn), a*b+c may fuse
+// (fma, as nvcc's --fmad=true), exp2/log2/sin use the .approx instructions (CUDA's fast-math ones; about
+// 2 ulp, and sin loses accuracy far from [-pi, pi]). float64 exp2/log2/sin have no PTX instruction:
+// rendering them throws (use cuda-c). float16/bfloat16 are not supported yet.
+class PtxRenderer : public Renderer {
+ public:
+  // |arch| "sm_90" (default when empty or not of that form); it selects .target and the PTX ISA version.
+  explicit PtxRenderer(std::string arch = "sm_90");
+  std::string_view dialect() const override { return "ptx"; }
+  const std::string& arch() const { return arch_; }
+  std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
+
+ private:
+  std::string arch_;
+  int sm_ = 90;
+};
+
+}  // namespace tg::compiler
+
+#endif  // TG_COMPILER_RENDER_PTX_RENDERER_H_

@@ -1,0 +1,153 @@
+// The llvm-ir renderer: the text it writes (calling convention, loops, vectors, intrinsics) and, end to
+// end, that a corpus of kernels JIT-compiled by the CPU plugin from llvm-ir gives the results the C path
+// gives. The CPU plugin picks its dialect once per process (TG_CPU_DIALECT), so each path runs in a
+// forked child that starts before this process touches the runtime.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "compiler/codegen/codegen.h"
+#include "compiler/render/llvm_renderer.h"
+#include "compiler/render/renderer.h"
+#include "compiler/schedule.h"
+#include "frontend/tg.h"
+#include "gtest/gtest.h"
+#include "runtime/device_registry.h"
+
+namespace tg::compiler {
+namespace {
+
+std::vector<float> Data(size_t n, int salt) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(((i * 7919 + salt * 104729) % 2003) / 1001.0 - 0.9);
+  return v;
+}
+
+Tensor F(const std::vector<float>& v, Shape shape) { return Tensor::from_vector<float>(v, shape); }
+
+// Each op family the front end lowers, with odd sizes so vectors have tails and gates.
+std::vector<Tensor> Corpus() {
+  Tensor a = F(Data(16 * 37, 1), {16, 37}), b = F(Data(37, 2), {37});
+  Tensor m = F(Data(37 * 24, 3), {37, 24});
+  Tensor i = Tensor::from_vector<int32_t>({3, -7, 12, 5, 0, -1, 9, 100});
+  Tensor d = F(Data(64, 4), {64}).cast(dtypes::float64);
+  Tensor e = (a - a.max({1}, true)).exp();
+  Tensor big = F(Data(4096, 5), {4096});
+  return {
+      ((a * b + 1).relu() - b.abs().sqrt()) / (a * a + 1),
+      (a.exp() + a.abs().log() + a.sin()).maximum(a),
+      (a > 0.1f).where(a, b * 2),
+      a.sum({1}), a.max({0}), a.mean(), e / e.sum({1}, true),
+      a.matmul(m), (a.matmul(m) + 1).relu().sum({0}),
+      a.pad({{1, 2}, {0, 3}}).flip({0}).shrink({{1, 10}, {2, 30}}).permute({1, 0}),
+      (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(),
+      i % 3, (i > 2).where(i, -i), d * 2.5 + d.exp(), (big * 0.5f).exp() + big.sqrt(), big.sum(),
+      (big > 0.0f).cast(dtypes::float32) * big,
+  };
+}
+
+// Runs the corpus with the CPU plugin's |dialect| first in a child process; returns every result's
+// bytes, or "" when the child failed (its stderr says why).
+std::string RunCorpusInChild(const char* dialect) {
+  std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") + "/corpus_" + dialect;
+  pid_t pid = fork();
+  if (pid == 0) {
+    setenv("TG_CPU_DIALECT", dialect, 1);
+    std::ofstream out(path, std::ios::binary);
+    try {
+      auto* cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value();
+      if (cpu->info().source_dialects.at(0) != dialect) _exit(3);
+      for (Tensor& t : Corpus()) {
+        if (t.dtype() == dtypes::float64) t = t.cast(dtypes::float32);
+        if (t.dtype() == dtypes::int32) t = t.cast(dtypes::float32);
+        std::vector<float> v = t.to_vector<float>();
+        uint64_t n = v.size();
+        out.write(reinterpret_cast<const char*>(&n), sizeof n);
+        out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child (%s): %s\n", dialect, e.what());
+      _exit(2);
+    }
+    out.close();
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Must run before anything in this process loads plugins: the children inherit a clean runtime.
+TEST(LlvmIr, CorpusAgreesWithTheCPath) {
+  std::string c = RunCorpusInChild("c"), llvm = RunCorpusInChild("llvm-ir");
+  ASSERT_FALSE(c.empty()) << "the C path failed";
+  ASSERT_FALSE(llvm.empty()) << "the llvm-ir path failed (see stderr)";
+  ASSERT_EQ(c.size(), llvm.size());
+  size_t pos = 0;
+  int tensor = 0;
+  while (pos < c.size()) {
+    uint64_t n;
+    std::memcpy(&n, c.data() + pos, sizeof n);
+    pos += sizeof n;
+    for (uint64_t k = 0; k < n; ++k, pos += sizeof(float)) {
+      float x, y;
+      std::memcpy(&x, c.data() + pos, sizeof x);
+      std::memcpy(&y, llvm.data() + pos, sizeof y);
+      // gcc contracts a*b+c into FMA and the two compilers order vector reductions differently.
+      if (std::isnan(x) && std::isnan(y)) continue;
+      ASSERT_NEAR(x, y, 1e-5f * std::max(1.0f, std::fabs(x))) << "tensor " << tensor << " element " << k;
+    }
+    ++tensor;
+  }
+  EXPECT_EQ(tensor, static_cast<int>(Corpus().size()));
+}
+
+std::string RenderOnly(const Tensor& t) {
+  // The real CPU's properties (vector width, cores) with llvm-ir first. Loads the plugins, so only
+  // tests after CorpusAgreesWithTheCPath may call this.
+  runtime::DeviceInfo cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info();
+  cpu.source_dialects = {"llvm-ir", "c"};  // TargetFor turns vectors on for devices that accept "c"
+  std::string text;
+  for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items)
+    if (item.kind == ScheduleItem::Kind::kKernel) text += GenerateKernel(item.ast, cpu).source.source;
+  return text;
+}
+
+TEST(LlvmIr, TextFollowsTheCCallingConvention) {
+  EXPECT_NE(RendererForDialect("llvm-ir"), nullptr);
+  std::string ir = RenderOnly(F(Data(64 * 64, 1), {64, 64}).sum({1}));
+  EXPECT_NE(ir.find("define i32 @r_"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("(ptr noalias nocapture readonly %d, ptr noalias nocapture readonly %w)"), std::string::npos);
+  EXPECT_NE(ir.find("getelementptr inbounds i8, ptr %d, i64 40"), std::string::npos);  // ->buffers
+  EXPECT_NE(ir.find("phi i32"), std::string::npos) << ir;                                 // a loop
+  EXPECT_NE(ir.find("alloca"), std::string::npos) << ir;                                  // an accumulator
+  EXPECT_EQ(ir.find("fast"), std::string::npos);                                          // no fast-math
+}
+
+TEST(LlvmIr, VectorsMasksAndIntrinsics) {
+  Tensor a = F(Data(256, 1), {256});
+  std::string vec = RenderOnly((a * 2 + 1).maximum(a));
+  EXPECT_NE(vec.find("x float>"), std::string::npos) << vec;
+  EXPECT_NE(vec.find("fcmp olt <"), std::string::npos) << vec;  // MAX through a <N x i1> mask
+  std::string math = RenderOnly(a.exp() + a.sqrt());
+  EXPECT_NE(math.find("@llvm.exp2."), std::string::npos) << math;
+  EXPECT_NE(math.find("declare "), std::string::npos) << math;
+  EXPECT_EQ(LlvmType(dtypes::float32.vec(16)), "<16 x float>");
+  EXPECT_EQ(LlvmType(dtypes::bool_.vec(8)), "<8 x i1>");
+  EXPECT_EQ(LlvmMemType(dtypes::bool_), "i8");
+}
+
+TEST(LlvmIr, GatedLoadsReadInBoundsAndGatedStoresBranch) {
+  Tensor a = F(Data(30, 1), {5, 6});
+  std::string ir = RenderOnly(a.pad({{1, 1}, {2, 0}}));
+  EXPECT_NE(ir.find("select i1"), std::string::npos) << ir;  // masked-off lanes read element 0, then 0.0
+}
+
+}  // namespace
+}  // namespace tg::compiler
