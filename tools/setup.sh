@@ -9,6 +9,7 @@ PACKAGES=(
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libamdhip64-dev rocm-device-libs
   llvm-15-dev clang-15 clang
+  libclang-rt-14-dev
   libsqlite3-dev nlohmann-json3-dev zlib1g-dev
   dataset-fashion-mnist
   python3-torch python3-threadpoolctl libopenblas0-pthread
