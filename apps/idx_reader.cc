@@ -73,8 +73,14 @@ absl::StatusOr<IdxArray> ParseIdx(std::string_view bytes) {
                                       std::to_string(header) + ")");
   IdxArray out{static_cast<IdxType>(p[2]), {}, {}};
   size_t elem = ElementSize(out.type), payload = elem;
+  // Tensor shapes multiply as int64 even when another axis is 0 (an empty tensor of (2^32-1, 2^32-3,
+  // 0) overflows there), so the nonzero dims must fit that too.
+  uint64_t nonzero = 1;
   for (int i = 0; i < ndims; ++i) {
     uint32_t d = BigEndian32(p + 4 + 4 * i);
+    if (d != 0 && nonzero > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / d)
+      return absl::InvalidArgumentError("IDX: dimensions overflow the addressable size");
+    if (d != 0) nonzero *= d;
     // Overflow check before multiplying: the product must stay addressable.
     if (d != 0 && payload > std::numeric_limits<size_t>::max() / d)
       return absl::InvalidArgumentError("IDX: dimensions overflow the addressable size");

@@ -131,6 +131,17 @@ std::string LlvmEmitter::Cast(DType from, DType to, const std::string& x) {
     std::string zero = from.count() > 1 ? "zeroinitializer" : (f.is_float() ? "0.0" : "0");
     return Def(absl::StrCat(f.is_float() ? "fcmp une " : "icmp ne ", ft, " ", x, ", ", zero));
   }
+  if (t == dtypes::bfloat16 && from.count() == 1) {
+    // LLVM lowers fptrunc to bfloat to a compiler-rt call (__truncsfbf2) the JIT cannot resolve:
+    // round to nearest even on the bits instead, NaN kept quiet, as the C renderer does.
+    std::string f32 = f == dtypes::float32 ? x : Cast(from, dtypes::float32, x);
+    std::string u = Def("bitcast float " + f32 + " to i32");
+    std::string lsb = Def("and i32 " + Def("lshr i32 " + u + ", 16") + ", 1");
+    std::string rounded = Def("lshr i32 " + Def("add i32 " + u + ", " + Def("add i32 32767, " + lsb)) + ", 16");
+    std::string nan = Def("or i32 " + Def("lshr i32 " + u + ", 16") + ", 64");
+    std::string bits = Def("select i1 " + Def("fcmp uno float " + f32 + ", " + f32) + ", i32 " + nan + ", i32 " + rounded);
+    return Def("bitcast i16 " + Def("trunc i32 " + bits + " to i16") + " to bfloat");
+  }
   if (f.is_bool()) return conv(t.is_float() ? "uitofp" : "zext");
   if (f.is_float() && t.is_float()) {
     if (f.itemsize() == t.itemsize())  // half <-> bfloat: through float
