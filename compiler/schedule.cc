@@ -126,8 +126,12 @@ class Scheduler {
     while (!stack.empty()) {
       const UOp* u = stack.back();
       stack.pop_back();
-      for (const UOp* c : consumers_[u]) {
+      const std::vector<const UOp*>& users = consumers_[u];
+      for (const UOp* c : users) {
         if (c->op() == Ops::kExpand || c->op() == Ops::kCopy) return false;
+        // A fork whose branch moves the data (windows of a pool, patches of a conv) reads the reduce
+        // at other indices than its sibling: each would recompute it.
+        if (users.size() > 1 && IsMovement(c->op()) && c->op() != Ops::kReshape) return false;
         if (realize_.contains(c)) kernels.insert(c);
         else if (seen.insert(c).second) stack.push_back(c);
       }
