@@ -30,6 +30,8 @@ constexpr int64_t kUpcastAmounts[] = {2, 3, 4, 5, 7, 8, 16};
 constexpr int64_t kUnrollAmounts[] = {2, 4, 7, 8, 16, 32};
 constexpr int64_t kLocalAmounts[] = {2, 3, 4, 8, 13, 16, 29, 32, 64, 128, 256};
 constexpr int64_t kThreadAmounts[] = {2, 3, 4, 5, 8, 12, 16, 24, 32, 64};
+constexpr int64_t kGroupAmounts[] = {4, 8, 16};
+constexpr int64_t kPadToAmount = 32;
 constexpr int64_t kMaxUpcastProduct = 256;  // BEAM_UPCAST_MAX: registers and code size
 constexpr int kTimedRuns = 3;
 
@@ -219,6 +221,11 @@ std::vector<std::vector<Opt>> Extend(const Kernel& base, const TargetInfo& targe
     if (t == AxisType::kReduce && extent <= 32 && extent > 1) consider(OptOp::kUnroll, i, extent);
     if (output && target.gpu) for (int64_t a : kLocalAmounts) consider(OptOp::kLocal, i, a);
     if (t == AxisType::kGlobal) for (int64_t a : kThreadAmounts) consider(OptOp::kThread, i, a);
+    // tinygrad's GROUP/GROUPTOP, PADTO and SWAP actions; Apply drops the illegal ones
+    if (t == AxisType::kReduce)
+      for (int64_t a : kGroupAmounts) consider(OptOp::kGroup, i, a), consider(OptOp::kGroupTop, i, a);
+    consider(OptOp::kPadTo, i, kPadToAmount);
+    for (int j = i + 1; output && j < static_cast<int>(base.axes().size()); ++j) consider(OptOp::kSwap, i, j);
   }
   return out;
 }
@@ -322,9 +329,7 @@ BeamResult BeamSearch(const UOpRef& ast, runtime::Device& device, int width) {
 std::string OptsToString(const std::vector<Opt>& opts) {
   std::vector<std::string> parts;
   for (const Opt& o : opts) {
-    const char* op = o.op == OptOp::kUpcast ? "UPCAST" : o.op == OptOp::kUnroll ? "UNROLL"
-                     : o.op == OptOp::kLocal ? "LOCAL" : "THREAD";
-    parts.push_back(absl::StrCat(op, ":", o.axis, ":", o.amount));
+    parts.push_back(absl::StrCat(OptOpName(o.op), ":", o.axis, ":", o.amount));
   }
   return absl::StrJoin(parts, ";");
 }
@@ -340,13 +345,9 @@ std::optional<std::vector<Opt>> ParseOpts(std::string_view text) {
     long long axis = 0, amount = 0;
     char tail = 0;
     if (std::sscanf(part.c_str(), "%15[A-Z]:%lld:%lld%c", name, &axis, &amount, &tail) != 3) return std::nullopt;
-    Opt o{OptOp::kUpcast, static_cast<int>(axis), amount};
-    std::string op = name;
-    if (op == "UNROLL") o.op = OptOp::kUnroll;
-    else if (op == "LOCAL") o.op = OptOp::kLocal;
-    else if (op == "THREAD") o.op = OptOp::kThread;
-    else if (op != "UPCAST") return std::nullopt;
-    out.push_back(o);
+    std::optional<OptOp> op = OptOpFromName(name);
+    if (!op) return std::nullopt;
+    out.push_back({*op, static_cast<int>(axis), amount});
   }
   return out;
 }

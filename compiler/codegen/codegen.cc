@@ -9,6 +9,7 @@
 #include "compiler/codegen/gpudims.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
+#include "compiler/codegen/transcendental.h"
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
 #include "compiler/render/renderer.h"
@@ -32,21 +33,43 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::
 
 bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
 
-// Removes the UPCAST/UNROLL loops: the first becomes SIMD vectors when the renderer has them and
-// its extent fits a vector, the rest are unrolled copies.
-UOpRef ExpandAxes(const Kernel& k, bool vectors) {
-  UOpRef sink = k.ast();
-  UOpRef vector_axis;
+// The expanded loop that becomes SIMD vectors: the first UPCAST/UNROLL whose extent fits a vector,
+// when the renderer has vectors; nullptr when none.
+UOpRef VectorAxis(const Kernel& k, bool vectors) {
+  if (!vectors) return nullptr;
   for (const Kernel::Axis& a : k.axes()) {
-    if (!IsExpanded(a.type)) continue;
     int64_t n = a.extent();
-    if (!vector_axis && vectors && n >= 2 && n <= 16 && (n & (n - 1)) == 0) {
-      vector_axis = a.range;
-      continue;
-    }
+    if (IsExpanded(a.type) && n >= 2 && n <= 16 && (n & (n - 1)) == 0) return a.range;
+  }
+  return nullptr;
+}
+
+// Removes the UPCAST/UNROLL loops of |sink| (|k|'s AST after rewrites that keep its loops):
+// |vector_axis| becomes SIMD vectors, the rest are unrolled copies.
+UOpRef ExpandAxes(UOpRef sink, const Kernel& k, const UOpRef& vector_axis) {
+  for (const Kernel::Axis& a : k.axes()) {
+    if (!IsExpanded(a.type) || a.range == vector_axis) continue;
     sink = a.type == AxisType::kUpcast ? UnrollOutputAxis(sink, a.range) : UnrollReduceAxis(sink, a.range);
   }
   return vector_axis ? VectorizeAxis(sink, vector_axis) : sink;
+}
+
+bool DependsOn(const UOpRef& u, const UOpRef& range) {
+  if (!range) return false;
+  for (const UOpRef& s : u->toposort())
+    if (s == range) return true;
+  return false;
+}
+
+// EXP2/LOG2/SIN the renderer would rather not compute itself become polynomials. TRANSCENDENTAL=0
+// keeps every op the dialect can spell, 2 rewrites all of them (tinygrad's knob; for tests).
+UOpRef LowerTranscendentals(const UOpRef& sink, const Renderer& renderer, const UOpRef& vector_axis) {
+  int mode = GetEnvInt("TRANSCENDENTAL", 1);
+  return DecomposeTranscendentals(sink, [&](const UOpRef& u) {
+    if (mode >= 2) return false;
+    bool vectorized = mode == 1 && DependsOn(u, vector_axis);
+    return renderer.NativeTranscendental(u->op(), u->dtype(), vectorized);
+  });
 }
 
 void PrintLinear(const std::string& name, const std::vector<UOpRef>& ops) {
@@ -123,7 +146,8 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::
     for (const Opt& o : k.applied()) opts.push_back(o.str());
     std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
   }
-  UOpRef sink = ExpandAxes(k, target.vectors);
+  UOpRef vector_axis = VectorAxis(k, target.vectors);
+  UOpRef sink = ExpandAxes(LowerTranscendentals(k.ast(), renderer, vector_axis), k, vector_axis);
   // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::reverse(globals.begin(), globals.end());

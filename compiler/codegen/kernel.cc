@@ -1,6 +1,8 @@
 #include "compiler/codegen/kernel.h"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include "absl/container/flat_hash_set.h"
 #include "ir/error.h"
@@ -22,6 +24,17 @@ std::vector<UOpRef> SortedRanges(const std::vector<UOpRef>& nodes) {
 
 // |ast| with |range| replaced by |outer| * |inner extent| + |inner|; in a REDUCE's loop list the
 // one range becomes the two.
+// The value a reduce starts from: padded iterations contribute it and change nothing.
+UOpRef ReduceIdentity(Ops op, DType dtype) {
+  switch (op) {
+    case Ops::kAdd: return UOp::Const(dtype, int64_t{0});
+    case Ops::kMul: return UOp::Const(dtype, int64_t{1});
+    default:
+      return dtype.is_float() ? UOp::Const(dtype, -std::numeric_limits<double>::infinity())
+                              : UOp::Const(dtype, DTypeMinInt(dtype));
+  }
+}
+
 UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, const UOpRef& inner) {
   int64_t amount = inner->src(0)->const_int();
   UOpRef joined = outer * amount + inner;
@@ -80,15 +93,22 @@ void Kernel::Apply(const Opt& opt) {
   const Axis& axis = axes_[opt.axis];
   bool is_reduce = axis.type == AxisType::kReduce;
   bool is_output = axis.type == AxisType::kGlobal || axis.type == AxisType::kLoop;
-  if (opt.op == OptOp::kUnroll && !is_reduce)
-    throw Error(opt.str() + ": UNROLL needs a reduce axis; axis " + std::to_string(opt.axis) + " is " +
-                AxisTypeName(axis.type));
-  if (opt.op != OptOp::kUnroll && !is_output)
-    throw Error(opt.str() + ": needs an output axis; axis " + std::to_string(opt.axis) + " is " +
-                AxisTypeName(axis.type));
+  std::string role = "axis " + std::to_string(opt.axis) + " is " + AxisTypeName(axis.type);
+  switch (opt.op) {
+    case OptOp::kGroup: case OptOp::kGroupTop:
+      if (!is_reduce) throw Error(opt.str() + ": GROUP splits a reduce axis; " + role);
+      // tinygrad's GROUP_REDUCE: partial sums in local memory, combined after a barrier.
+      throw Error(opt.str() + ": a group reduce needs local memory shared by a group's work items and a barrier; "
+                  "the CPU dialects run a group's items as loops of one thread (use UNROLL for parallel "
+                  "partial sums) and this compiler's GPU linearizer has no local memory yet");
+    case OptOp::kPadTo: return PadTo(opt);
+    case OptOp::kSwap: return Swap(opt);
+    default: break;
+  }
+  if (opt.op == OptOp::kUnroll && !is_reduce) throw Error(opt.str() + ": UNROLL needs a reduce axis; " + role);
+  if (opt.op != OptOp::kUnroll && !is_output) throw Error(opt.str() + ": needs an output axis; " + role);
   if (opt.op == OptOp::kThread && axis.type != AxisType::kGlobal)
-    throw Error(opt.str() + ": THREAD splits the global axis; axis " + std::to_string(opt.axis) + " is " +
-                AxisTypeName(axis.type));
+    throw Error(opt.str() + ": THREAD splits the global axis; " + role);
   if (opt.amount < 1 || axis.extent() % opt.amount != 0)
     throw Error(opt.str() + ": " + std::to_string(opt.amount) + " does not divide the axis extent " +
                 std::to_string(axis.extent()));
@@ -98,6 +118,68 @@ void Kernel::Apply(const Opt& opt) {
                                               : AxisType::kLoop;
   Split(opt.axis, opt.amount, inner);
   applied_.push_back(opt);
+}
+
+// PADTO (tinygrad's apply_opt): the loop runs to the next multiple of the amount; loads and stores
+// at the added iterations are masked off, and a reduce over the axis sees its identity there.
+void Kernel::PadTo(const Opt& opt) {
+  const Axis& axis = axes_[opt.axis];
+  std::string role = "axis " + std::to_string(opt.axis) + " is " + AxisTypeName(axis.type);
+  if (axis.type != AxisType::kGlobal && axis.type != AxisType::kLoop && axis.type != AxisType::kReduce)
+    throw Error(opt.str() + ": PADTO pads an output or reduce loop, not an expanded or local one; " + role);
+  if (opt.amount < 2) throw Error(opt.str() + ": the multiple must be at least 2");
+  int64_t n = axis.extent(), padded = (n + opt.amount - 1) / opt.amount * opt.amount;
+  if (padded == n) throw Error(opt.str() + ": the extent " + std::to_string(n) + " is already a multiple");
+  if (n * 4 <= padded) throw Error(opt.str() + ": padding " + std::to_string(n) + " to " + std::to_string(padded) +
+                                   " more than quadruples the work");
+  UOpRef old = axis.range, grown = UOp::Range(padded, 2000000, old->dtype());
+  UOpRef valid = lt(grown, n);
+  // Each INDEX that moves with the axis gets the mask in its gate, and each REDUCE over it reduces
+  // where(valid, x, identity); then the range is swapped for the longer one.
+  NodeMap done;
+  for (const UOpRef& u : ast_->toposort()) {
+    if (u == old) {
+      done[u.get()] = grown;
+      continue;
+    }
+    std::vector<UOpRef> src;
+    for (const UOpRef& s : u->src()) src.push_back(done.at(s.get()));
+    UOpRef out = u->replace_src(src);
+    if (u->op() == Ops::kIndex && src[1] != u->src(1)) {
+      out = UOp::Make(Ops::kIndex, u->dtype(), {src[0], src[1], logical_and(src[2], valid)}, u->arg());
+    } else if (u->op() == Ops::kReduce && std::find(u->src().begin() + 1, u->src().end(), old) != u->src().end()) {
+      Ops op = u->arg_as<ReduceArg>().op;
+      src[0] = valid->where(src[0], ReduceIdentity(op, src[0]->dtype()));
+      out = u->replace_src(std::move(src));
+    }
+    done[u.get()] = out;
+  }
+  ast_ = Simplify(done.at(ast_.get()));
+  axes_[opt.axis].range = grown;
+  Renumber();
+  applied_.push_back(opt);
+}
+
+// SWAP: two output loops trade places in the loop nest, each position keeping its role.
+void Kernel::Swap(const Opt& opt) {
+  int other = static_cast<int>(opt.amount);
+  auto output = [&](int i) {
+    return i >= 0 && i < static_cast<int>(axes_.size()) &&
+           (axes_[i].type == AxisType::kGlobal || axes_[i].type == AxisType::kLoop);
+  };
+  if (other == opt.axis || !output(opt.axis) || !output(other))
+    throw Error(opt.str() + ": SWAP exchanges two different output axes (GLOBAL or LOOP); the kernel's axes are " +
+                AxesString());
+  std::swap(axes_[opt.axis].range, axes_[other].range);
+  Renumber();
+  applied_.push_back(opt);
+}
+
+std::string Kernel::AxesString() const {
+  std::string out = "[";
+  for (size_t i = 0; i < axes_.size(); ++i)
+    out += (i ? ", " : "") + AxisTypeName(axes_[i].type) + ":" + std::to_string(axes_[i].extent());
+  return out + "]";
 }
 
 void Kernel::Split(int axis, int64_t amount, AxisType inner_type) {

@@ -4,6 +4,7 @@
 #define TG_COMPILER_CODEGEN_KERNEL_H_
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "compiler/codegen/opt.h"
@@ -30,8 +31,10 @@ class Kernel {
   std::vector<UOpRef> RangesOf(AxisType type) const;
 
   // Applies |opt| or throws tg::Error saying why it is illegal (no such axis, wrong kind of
-  // axis, amount does not divide the extent).
+  // axis, amount does not divide the extent, padding that more than quadruples the work, a group
+  // reduce without local memory).
   void Apply(const Opt& opt);
+  std::string AxesString() const;  // "[GLOBAL:8, LOOP:64, REDUCE:576]"
 
   // How far apart consecutive values of |range| put the index of |index_expr| (an int
   // expression), or nullopt when that distance is not one constant.
@@ -42,6 +45,8 @@ class Kernel {
   // inner axis goes last in axes(). Loops are renumbered so ids follow axes() order.
   void Split(int axis, int64_t amount, AxisType inner);
   void Renumber();
+  void PadTo(const Opt& opt);
+  void Swap(const Opt& opt);
 
   UOpRef ast_;
   std::vector<Axis> axes_;

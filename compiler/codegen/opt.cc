@@ -14,10 +14,29 @@ std::string AxisTypeName(AxisType type) {
   return "?";
 }
 
+std::string OptOpName(OptOp op) {
+  switch (op) {
+    case OptOp::kUpcast: return "UPCAST";
+    case OptOp::kUnroll: return "UNROLL";
+    case OptOp::kLocal: return "LOCAL";
+    case OptOp::kThread: return "THREAD";
+    case OptOp::kGroup: return "GROUP";
+    case OptOp::kGroupTop: return "GROUPTOP";
+    case OptOp::kPadTo: return "PADTO";
+    case OptOp::kSwap: return "SWAP";
+  }
+  return "?";
+}
+
+std::optional<OptOp> OptOpFromName(std::string_view name) {
+  for (OptOp op : {OptOp::kUpcast, OptOp::kUnroll, OptOp::kLocal, OptOp::kThread, OptOp::kGroup, OptOp::kGroupTop,
+                   OptOp::kPadTo, OptOp::kSwap})
+    if (OptOpName(op) == name) return op;
+  return std::nullopt;
+}
+
 std::string Opt::str() const {
-  const char* name = op == OptOp::kUpcast ? "UPCAST" : op == OptOp::kUnroll ? "UNROLL"
-                     : op == OptOp::kLocal ? "LOCAL" : "THREAD";
-  return std::string("Opt(") + name + ", " + std::to_string(axis) + ", " + std::to_string(amount) + ")";
+  return "Opt(" + OptOpName(op) + ", " + std::to_string(axis) + ", " + std::to_string(amount) + ")";
 }
 
 }  // namespace tg::compiler

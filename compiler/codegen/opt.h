@@ -4,7 +4,9 @@
 #define TG_COMPILER_CODEGEN_OPT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tg::compiler {
 
@@ -24,17 +26,24 @@ enum class OptOp : uint8_t {
   kLocal,   // split an output axis; the inner part runs as work items of a group
   kThread,  // split the global axis; the inner part loops inside each group, so each workgroup
             // (one unit of a CPU thread's work) is big enough to pay for its dispatch
+  kGroup,     // split a reduce axis over a group's work items, partials combined in local memory
+  kGroupTop,  // the same with the work items taking the outer part of the axis
+  kPadTo,     // grow an axis to a multiple of |amount|; the added iterations are masked off
+  kSwap,      // exchange the loop positions of output axes |axis| and |amount| (each slot keeps
+              // its role, so on the CPU this picks which axis is split over threads)
 };
 
 struct Opt {
   OptOp op;
   int axis;        // index into Kernel::axes()
-  int64_t amount;  // the inner extent; must divide the axis
+  int64_t amount;  // the inner extent (must divide the axis); PADTO: the multiple; SWAP: the other axis
   std::string str() const;
   friend bool operator==(const Opt&, const Opt&) = default;
 };
 
 std::string AxisTypeName(AxisType type);
+std::string OptOpName(OptOp op);                          // "UPCAST", ..., "SWAP"
+std::optional<OptOp> OptOpFromName(std::string_view name);  // nullopt for an unknown name
 
 }  // namespace tg::compiler
 

@@ -11,13 +11,24 @@ namespace {
 
 bool Is32Bit(DType d) { return d.base().itemsize() == 4; }
 
+bool IsHalf(DType d) { return d.base() == dtypes::float16 || d.base() == dtypes::bfloat16; }
+
 // Ops the C dialect computes on GCC vector types directly. Everything else runs per lane.
-bool VectorizableAlu(Ops op, DType operand) {
+// Comparisons and selects need 32-bit lanes (the mask type has them); casts and bit casts go
+// between number types of the same lane count (GCC has no vector of _Bool or half math).
+bool VectorizableAlu(Ops op, DType operand, DType result) {
   switch (op) {
     case Ops::kAdd: case Ops::kMul: case Ops::kFdiv: return true;
     case Ops::kNeg: return !operand.is_bool();
+    case Ops::kReciprocal: return operand.is_float() && !IsHalf(operand);
     case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
       return Is32Bit(operand) && !operand.is_bool();
+    case Ops::kAnd: case Ops::kOr: case Ops::kXor: case Ops::kShl: case Ops::kShr: return operand.is_int();
+    case Ops::kCast:
+      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result);
+    case Ops::kBitcast:
+      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result) &&
+             operand.base().itemsize() == result.base().itemsize();
     default: return false;
   }
 }
@@ -76,7 +87,9 @@ class Vectorizer {
   UOpRef VecLoad(const UOpRef& load) {
     const UOpRef& index = load->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
-    if (Depends(gate) || !Contiguous(lin)) return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
+    // bool vectors are 32-bit masks in registers but 1 byte per element in memory: lane by lane
+    if (Depends(gate) || !Contiguous(lin) || load->dtype().is_bool())
+      return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
     DType vt = load->dtype().vec(static_cast<int>(n_));
     return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate})});
   }
@@ -90,7 +103,7 @@ class Vectorizer {
     }
     if (!any_vector) return u->replace_src(std::move(src));
     DType operand = u->op() == Ops::kWhere ? u->src(1)->dtype() : u->src(0)->dtype();
-    if (VectorizableAlu(u->op(), operand))
+    if (VectorizableAlu(u->op(), operand, u->dtype()))
       return UOp::Make(u->op(), u->dtype().vec(static_cast<int>(n_)), std::move(src), u->arg());
     return LaneWise(u, [&](int64_t c) {
       std::vector<UOpRef> lane;
@@ -124,7 +137,7 @@ class Vectorizer {
     const UOpRef& index = store->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     UOpRef value = Vec(store->src(1));
-    if (!Depends(gate) && Contiguous(lin) && IsVector(value)) {
+    if (!Depends(gate) && Contiguous(lin) && IsVector(value) && !value->dtype().is_bool()) {
       DType vt = value->dtype();
       out.push_back(UOp::Make(Ops::kStore, dtypes::void_,
                               {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate}), value}));

@@ -29,6 +29,10 @@ std::string CRenderer::KernelPrefix(const std::string& name, const std::vector<U
   return text;
 }
 
+bool CRenderer::NativeTranscendental(Ops op, DType dtype, bool vectorized) const {
+  return CpuNativeTranscendental(op, dtype, vectorized);
+}
+
 std::string CRenderer::KernelSuffix() const { return "  return 0;\n}\n"; }
 
 // "gidx0" -> w->group_id[0]: in the c dialect every work item of a group is a loop in the kernel,

@@ -10,6 +10,9 @@ namespace tg::compiler {
 class CRenderer : public CStyleRenderer {
  public:
   std::string_view dialect() const override { return "c"; }
+  // libm per lane stops a float32 vector; the polynomials keep it whole. Scalars and float64
+  // (whose vector selects the vectorizer does not make) keep libm.
+  bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override;
 
  protected:
   std::string Prelude() const override;

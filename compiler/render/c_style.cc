@@ -220,6 +220,14 @@ std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std
     case Ops::kMul: return Binary(a[0], "*", a[1]);
     case Ops::kFdiv: return Binary(a[0], "/", a[1]);
     case Ops::kNeg: return "(-" + a[0] + ")";
+    case Ops::kReciprocal: return absl::StrCat("((", TypeName(u->dtype().base()), ")1/", a[0], ")");
+    case Ops::kAnd: return Binary(a[0], "&", a[1]);
+    case Ops::kOr: return Binary(a[0], "|", a[1]);
+    case Ops::kXor: return Binary(a[0], "^", a[1]);
+    case Ops::kShl: return Binary(a[0], "<<", a[1]);
+    case Ops::kShr: return Binary(a[0], ">>", a[1]);
+    case Ops::kCast: return absl::StrCat("__builtin_convertvector(", a[0], ", ", t, ")");
+    case Ops::kBitcast: return absl::StrCat("((", t, ")(", a[0], "))");  // same size: GCC reinterprets
     case Ops::kCmpLt: return Binary(a[0], "<", a[1]);
     case Ops::kCmpNe: return Binary(a[0], "!=", a[1]);
     case Ops::kCmpEq: return Binary(a[0], "==", a[1]);

@@ -20,6 +20,9 @@ namespace tg::compiler {
 class LlvmRenderer : public Renderer {
  public:
   std::string_view dialect() const override { return "llvm-ir"; }
+  bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override {
+    return CpuNativeTranscendental(op, dtype, vectorized);
+  }
   std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
 };
 

@@ -16,12 +16,17 @@ namespace tg::compiler {
 // are not vectorized). Numerics follow CUDA C's defaults: IEEE div/sqrt/rcp (.rn), a*b+c may fuse
 // (fma, as nvcc's --fmad=true), exp2/log2/sin use the .approx instructions (CUDA's fast-math ones; about
 // 2 ulp, and sin loses accuracy far from [-pi, pi]). float64 exp2/log2/sin have no PTX instruction:
-// rendering them throws (use cuda-c). float16/bfloat16 are not supported yet.
+// codegen gives them as polynomials (NativeTranscendental); rendering one throws. float16/bfloat16 are
+// not supported yet.
 class PtxRenderer : public Renderer {
  public:
   // |arch| "sm_90" (default when empty or not of that form); it selects .target and the PTX ISA version.
   explicit PtxRenderer(std::string arch = "sm_90");
   std::string_view dialect() const override { return "ptx"; }
+  // PTX has ex2/lg2/sin.approx for f32 only: f64 (and half, via f32) run as polynomials.
+  bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override {
+    return dtype.base() == dtypes::float32;
+  }
   const std::string& arch() const { return arch_; }
   std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
 

@@ -25,6 +25,10 @@ const Renderer* PtxFor(std::string_view arch) {
 
 }  // namespace
 
+bool CpuNativeTranscendental(Ops op, DType dtype, bool vectorized) {
+  return !vectorized || op == Ops::kSin || dtype.base() == dtypes::float64;
+}
+
 const Renderer* RendererForDialect(std::string_view dialect, std::string_view arch) {
   static const Renderer* const kRenderers[] = {new CRenderer(),        new LlvmRenderer(),
                                                new OpenClRenderer(),   new CudaRenderer("cuda-c"),

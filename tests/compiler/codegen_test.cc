@@ -126,5 +126,17 @@ TEST(Heuristic, GatedAndStridedAccessesStayCorrect) {
     }
 }
 
+// Index math is int64 when a buffer of the kernel has more elements than int32 counts (chosen
+// per kernel by the scheduler), int32 otherwise. Render only: buffers allocate on first use.
+TEST(IndexDType, Int64WhenABufferExceedsInt32Range) {
+  Tensor big = Tensor::empty({int64_t{1} << 16, int64_t{1} << 16}, dtypes::uint8);  // 4 GiB, never allocated
+  std::string source = GenerateKernel(OnlyKernelAst(big.transpose() + 1), Cpu()).source.source;
+  EXPECT_NE(source.find("int64_t ridx"), std::string::npos) << source.substr(0, 3000);
+  EXPECT_EQ(source.find("int32_t ridx"), std::string::npos) << source.substr(0, 3000);
+  Tensor small = Tensor::empty({1 << 10, 1 << 10}, dtypes::uint8);
+  std::string small_source = GenerateKernel(OnlyKernelAst(small.transpose() + 1), Cpu()).source.source;
+  EXPECT_EQ(small_source.find("int64_t ridx"), std::string::npos) << small_source;
+}
+
 }  // namespace
 }  // namespace tg::compiler
