@@ -30,13 +30,27 @@ absl::StatusOr<tg_buffer*> BufferAllocator::Allocate(uint64_t nbytes) {
   tg_buffer* out = nullptr;
   absl::Status s = plugin_.Check(plugin_.api().buffer_alloc(device_, nbytes, 0, &out), what);
   if (s.code() == absl::StatusCode::kResourceExhausted) {
+    Stats before = stats();
     Flush();  // idle cached memory may be exactly what the device is missing
     s = plugin_.Check(plugin_.api().buffer_alloc(device_, nbytes, 0, &out), what);
+    if (s.code() == absl::StatusCode::kResourceExhausted) return OutOfMemory(nbytes, before, s);
   }
   if (!s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   CountLiveLocked(static_cast<int64_t>(nbytes));
   return out;
+}
+
+absl::Status BufferAllocator::OutOfMemory(uint64_t nbytes, const Stats& before_flush,
+                                          const absl::Status& plugin_error) const {
+  Stats now = stats();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "out of device memory: ", nbytes, " bytes requested; ", now.live_bytes,
+      " bytes held by live buffers; the allocation cache was emptied first (", before_flush.cached_count,
+      " idle buffers, ", before_flush.cached_bytes,
+      " bytes freed) and the allocation retried once. Release tensors you no longer need or use "
+      "smaller batches. ",
+      plugin_error.message()));
 }
 
 void BufferAllocator::CountLiveLocked(int64_t delta) {

@@ -35,8 +35,10 @@ class BufferAllocator {
   BufferAllocator& operator=(const BufferAllocator&) = delete;
 
   // A cached allocation of exactly |nbytes| (the most recently freed), else buffer_alloc. When the
-  // plugin says RESOURCE_EXHAUSTED the cache is emptied and the allocation tried once more.
-  // Errors carry the plugin's message; the caller owns the returned buffer until Release.
+  // plugin says RESOURCE_EXHAUSTED the cache is emptied and the allocation tried once more; a second
+  // RESOURCE_EXHAUSTED names the bytes requested, held live, and freed from the cache, then the
+  // plugin's message. Other errors carry the plugin's message; the caller owns the returned buffer
+  // until Release.
   absl::StatusOr<tg_buffer*> Allocate(uint64_t nbytes);
   // Returns |buffer| (of |nbytes|) to the cache. Pending work on it is fine: the plugin orders
   // a reuse after it on the same stream.
@@ -50,6 +52,7 @@ class BufferAllocator {
 
  private:
   void CountLiveLocked(int64_t delta);
+  absl::Status OutOfMemory(uint64_t nbytes, const Stats& before_flush, const absl::Status& plugin_error) const;
   struct Entry {
     uint64_t nbytes;
     tg_buffer* buffer;

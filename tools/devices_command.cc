@@ -5,6 +5,8 @@
 #include <string>
 
 #include "runtime/device_registry.h"
+#include "runtime/plugin_discovery.h"
+#include "tools/plugin_probe.h"
 
 namespace tg::tools {
 namespace {
@@ -38,6 +40,18 @@ void PrintDevices(const std::vector<runtime::PluginReport>& reports, std::ostrea
     if (!r.reason.empty()) out << "  reason: " << r.reason << "\n";
     for (const runtime::DeviceInfo& d : r.devices) PrintDevice(d, out);
   }
+}
+
+int ProbeDevicesCommand(std::ostream& out, int timeout_seconds) {
+  std::vector<std::string> paths = runtime::DiscoverPluginPaths();
+  if (paths.empty()) PrintDevices({}, out);
+  bool any_devices = false;
+  for (const std::string& path : paths) {
+    ProbeResult r = ProbePlugin(path, timeout_seconds);
+    out << (r.completed ? r.report : CrashedBlock(r)) << std::flush;
+    any_devices |= r.has_devices;
+  }
+  return any_devices ? 0 : 1;
 }
 
 int DevicesCommand(std::ostream& out) {

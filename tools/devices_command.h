@@ -16,6 +16,12 @@ void PrintDevices(const std::vector<runtime::PluginReport>& reports, std::ostrea
 // Runs `tg devices` on the global registry. Returns 0 when at least one device exists, else 1.
 int DevicesCommand(std::ostream& out);
 
+// `tg devices --probe`: the same listing, but every plugin is loaded in a child process of its own
+// (tools/plugin_probe.h), so one that crashes or hangs is listed as "[crashed]" with the signal or exit
+// status and its last stderr line, and the listing goes on. Must run before anything loads plugins.
+// Plugins are not checked against each other (duplicate names are not reported).
+int ProbeDevicesCommand(std::ostream& out, int timeout_seconds);
+
 }  // namespace tg::tools
 
 #endif  // TG_TOOLS_DEVICES_COMMAND_H_

@@ -16,6 +16,8 @@ constexpr char kUsage[] =
     "commands:\n"
     "  devices    list every plugin found (path, name, version, ABI, status, reason)\n"
     "             and each device (arch, vector width, compute units, memory)\n"
+    "             --probe: load each plugin in a child process of its own, so one that\n"
+    "             crashes or hangs in its driver is listed as [crashed] (signal, reason)\n"
     "  bench      run the benchmark suite W1-W8, write JSON, compare against a baseline\n"
     "             (tg bench --help)\n"
     "\n"
@@ -24,6 +26,9 @@ constexpr char kUsage[] =
     "\n"
     "environment: TG_PLUGIN_PATH (extra plugin directories or .so files, ':'-separated),\n"
     "  TG_PLUGIN_TRACE=1 (log each plugin loading step), TG_DEVICE, DEBUG\n";
+
+// A plugin's probe child gets this long (PoCL compiling its builtins on a cold cache takes seconds).
+constexpr int kProbeTimeoutSeconds = 120;
 
 int BenchMain(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
@@ -51,6 +56,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (std::strcmp(cmd, "devices") == 0 && argc == 2) return tg::tools::DevicesCommand(std::cout);
+  if (std::strcmp(cmd, "devices") == 0 && argc == 3 && std::strcmp(argv[2], "--probe") == 0) {
+    return tg::tools::ProbeDevicesCommand(std::cout, kProbeTimeoutSeconds);
+  }
   if (std::strcmp(cmd, "bench") == 0) return BenchMain(argc, argv);
   std::cerr << "tg: unknown command or arguments: '" << cmd << "'\n\n" << kUsage;
   return 2;

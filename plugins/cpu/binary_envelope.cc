@@ -78,4 +78,39 @@ bool UnsealBinary(std::string_view sealed, std::string_view* payload, std::strin
   return true;
 }
 
+namespace {
+constexpr char kTrailerMagic[8] = {'T', 'G', 'C', 'P', 'U', 'S', 'U', 'M'};
+constexpr size_t kTrailerSize = 24;
+}  // namespace
+
+std::string AppendTrailer(std::string_view payload) {
+  std::string out(payload);
+  out.append(kTrailerMagic, sizeof kTrailerMagic);
+  PutLe(&out, payload.size(), 8);
+  PutLe(&out, Fnv1a64(payload), 8);
+  return out;
+}
+
+bool CheckTrailer(std::string_view file, std::string_view* payload, std::string* why) {
+  if (file.size() < kTrailerSize ||
+      file.substr(file.size() - kTrailerSize, sizeof kTrailerMagic) !=
+          std::string_view(kTrailerMagic, sizeof kTrailerMagic)) {
+    *why = "no TGCPUSUM trailer (truncated, or written by an older plugin)";
+    return false;
+  }
+  size_t at = file.size() - kTrailerSize;
+  if (GetLe(file, at + 8, 8) != at) {
+    *why = "corrupt file (length " + std::to_string(at) + ", trailer says " +
+           std::to_string(GetLe(file, at + 8, 8)) + ")";
+    return false;
+  }
+  std::string_view body = file.substr(0, at);
+  if (Fnv1a64(body) != GetLe(file, at + 16, 8)) {
+    *why = "corrupt file (checksum mismatch)";
+    return false;
+  }
+  *payload = body;
+  return true;
+}
+
 }  // namespace tg_cpu

@@ -24,6 +24,16 @@ std::string SealBinary(std::string_view payload);
 // bytes inside |sealed|; otherwise returns false and |*why| says truncated, corrupt or foreign.
 bool UnsealBinary(std::string_view sealed, std::string_view* payload, std::string* why);
 
+// The same guarantee for the shared objects in the plugin's own file cache (<cache>/cpu/<key>.so),
+// which dlopen() must read in place, so the check goes at the end: a 24-byte trailer (magic
+// "TGCPUSUM", uint64 payload length, uint64 FNV-1a-64 of the payload) after the ELF bytes. The
+// dynamic loader maps segments by their offsets and never looks at trailing bytes.
+std::string AppendTrailer(std::string_view payload);
+// Checks the trailer of a cached file; on success |*payload| views the ELF bytes before it. A file
+// that fails is rebuilt by the caller: written half-way by a crashed process, damaged on disk, or
+// left by an older plugin version without a trailer.
+bool CheckTrailer(std::string_view file, std::string_view* payload, std::string* why);
+
 }  // namespace tg_cpu
 
 #endif  // TG_PLUGINS_CPU_BINARY_ENVELOPE_H_

@@ -78,8 +78,35 @@ const CCompiler& FindCCompiler() {
   return *cc;
 }
 
+// When this plugin is built with a sanitizer (bazel --config=asan / --config=tsan), the kernels it
+// generates run in the same sanitized process, so they are instrumented the same way: an out-of-bounds
+// index in generated code is then reported like one in ours. Decided at compile time from the
+// compiler's own predefined macros rather than an environment variable, so the kernels can never
+// disagree with the host (an asan kernel dlopen()ed by a plain process aborts, a plain kernel in an
+// asan process is silently unchecked). The flags join the cache key and the device fingerprint, so
+// sanitized and plain kernels never share a cache entry.
+#if defined(__SANITIZE_ADDRESS__)
+#define TG_CPU_KERNEL_SANITIZER "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+#elif defined(__SANITIZE_THREAD__)
+#define TG_CPU_KERNEL_SANITIZER "-fsanitize=thread",
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang spells it this way
+#define TG_CPU_KERNEL_SANITIZER "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
+#elif __has_feature(thread_sanitizer)
+#define TG_CPU_KERNEL_SANITIZER "-fsanitize=thread",
+#endif
+#endif
+#ifndef TG_CPU_KERNEL_SANITIZER
+#define TG_CPU_KERNEL_SANITIZER
+#endif
+
+// -fwrapv: tensor integer arithmetic wraps in two's complement (as in tinygrad, numpy, and our llvm-ir
+// path, which emits add/sub/mul without nsw). Without it, C calls INT_MIN's negation undefined and gcc
+// may fold "-a < -b" into "b < a", which is wrong for INT_MIN (UBSan found it in sort's generated max
+// of negated values, issue 9).
 const std::vector<std::string>& BaseCompileFlags() {
-  static const std::vector<std::string> flags = {"-O2", "-march=native", "-shared", "-fPIC"};
+  static const std::vector<std::string> flags = {"-O2", "-march=native", "-shared", "-fPIC", "-fwrapv",
+                                                 TG_CPU_KERNEL_SANITIZER};
   return flags;
 }
 
@@ -99,10 +126,12 @@ tg_error* CompileToSharedObject(std::string_view source, std::string_view option
   std::string flag_text;
   for (const std::string& f : BaseCompileFlags()) flag_text += f + " ";
   for (const std::string& f : extra) flag_text += f + " ";
-  std::string key = HashHex({source, flag_text, cc.command[0], cc.version});
+  std::string compiler_text;  // all of $CC ("gcc -O0" and "gcc" must not share entries)
+  for (const std::string& w : cc.command) compiler_text += w + " ";
+  std::string key = HashHex({source, flag_text, compiler_text, cc.version});
   std::string c_path = dir + "/" + key + ".c";
   *so_path = dir + "/" + key + ".so";
-  if (FileExists(*so_path)) return nullptr;
+  if (CachedObjectIsIntact(*so_path, nullptr)) return nullptr;  // else missing or damaged: rebuild
 
   if (!WriteFileAtomic(c_path, source, &why)) return MakeError(TG_CODE_INTERNAL, why);
   std::string tmp_so = TempNameFor(*so_path);
@@ -115,10 +144,12 @@ tg_error* CompileToSharedObject(std::string_view source, std::string_view option
     unlink(tmp_so.c_str());
     return CompileFailed(argv, r);
   }
-  if (rename(tmp_so.c_str(), so_path->c_str()) != 0) {
-    unlink(tmp_so.c_str());
-    return MakeError(TG_CODE_INTERNAL, "cannot rename " + tmp_so + " to " + *so_path);
-  }
+  // The compiler's output gets its checksum trailer and only then its cache name (one atomic rename),
+  // so a process that shares this directory sees no file or a whole, verifiable one.
+  std::string elf;
+  bool stored = ReadFile(tmp_so, &elf, &why) && WriteCachedObject(*so_path, elf, &why);
+  unlink(tmp_so.c_str());
+  if (!stored) return MakeError(TG_CODE_INTERNAL, "cannot store the compiled kernel: " + why);
   return nullptr;
 }
 

@@ -108,7 +108,7 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   std::string dir = CacheDir(&why);
   if (dir.empty()) return MakeError(TG_CODE_UNAVAILABLE, why);
   std::string path = dir + "/" + HashHex({"elf-so", bytes}) + ".so";
-  if (!FileExists(path) && !WriteFileAtomic(path, bytes, &why)) {
+  if (!CachedObjectIsIntact(path, nullptr) && !WriteCachedObject(path, bytes, &why)) {
     return MakeError(TG_CODE_INTERNAL, "program_load: " + why);
   }
   return OpenLibrary(device, path, entry, TG_CODE_FAILED_PRECONDITION, out);
@@ -124,7 +124,7 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
   }
   std::call_once(program->binary_once, [program] {
     std::string so;
-    if (ReadFile(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
+    if (ReadCachedObject(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
   });
   if (program->binary.empty()) {
     return MakeError(TG_CODE_INTERNAL, "program_binary: " + program->binary_error);

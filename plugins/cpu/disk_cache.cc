@@ -1,6 +1,8 @@
 // disk_cache.cc: cache directory choice, content hashing and atomic file writes.
 #include "plugins/cpu/disk_cache.h"
 
+#include "plugins/cpu/binary_envelope.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -131,6 +133,31 @@ bool WriteFileAtomic(const std::string& path, std::string_view data, std::string
     return false;
   }
   return true;
+}
+
+bool WriteCachedObject(const std::string& path, std::string_view elf, std::string* why) {
+  return WriteFileAtomic(path, AppendTrailer(elf), why);
+}
+
+bool ReadCachedObject(const std::string& path, std::string* elf, std::string* why) {
+  std::string file, ignored;
+  if (!ReadFile(path, &file, why != nullptr ? why : &ignored)) return false;
+  std::string_view payload;
+  if (!CheckTrailer(file, &payload, why != nullptr ? why : &ignored)) {
+    if (why != nullptr) *why = path + ": " + *why;
+    return false;
+  }
+  elf->assign(payload);
+  return true;
+}
+
+bool CachedObjectIsIntact(const std::string& path, std::string* why) {
+  if (!FileExists(path)) {
+    if (why != nullptr) *why = path + ": not cached";
+    return false;
+  }
+  std::string elf;
+  return ReadCachedObject(path, &elf, why);
 }
 
 bool ReadFile(const std::string& path, std::string* out, std::string* why) {

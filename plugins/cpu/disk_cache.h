@@ -31,6 +31,15 @@ std::string TempNameFor(const std::string& path);
 
 bool FileExists(const std::string& path);
 
+// Shared objects in the cache carry a checksum trailer (binary_envelope.h: AppendTrailer), so a file
+// that a crash, a full disk or a bit flip damaged is never dlopen()ed (a truncated ELF is SIGBUS).
+// WriteCachedObject stores |elf| with its trailer atomically. CachedObjectIsIntact: the file exists
+// and its trailer matches; false otherwise (|why|, may be NULL, says what was wrong), and the caller
+// rebuilds it. ReadCachedObject returns the ELF bytes without the trailer.
+bool WriteCachedObject(const std::string& path, std::string_view elf, std::string* why);
+bool CachedObjectIsIntact(const std::string& path, std::string* why);
+bool ReadCachedObject(const std::string& path, std::string* elf, std::string* why);
+
 }  // namespace tg_cpu
 
 #endif  // TG_PLUGINS_CPU_DISK_CACHE_H_

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/buffer.h"
 #include "runtime/device_registry.h"
@@ -75,6 +76,65 @@ TEST_F(BufferAllocatorTest, CopyRoundTripThroughAReusedBuffer) {
   ASSERT_TRUE(b->CopyIn(in.data(), 4000).ok());
   ASSERT_TRUE(b->CopyOut(out.data(), 4000).ok());
   EXPECT_EQ(in, out);
+}
+
+// Issue 9 faults: TINYMEM (tests/runtime/stub_plugin.c) has 1 MiB and says RESOURCE_EXHAUSTED past it.
+class OutOfMemoryTest : public ::testing::Test {
+ protected:
+  static constexpr uint64_t kDeviceBytes = 1 << 20;
+  void SetUp() override {
+    registry_ = std::make_unique<DeviceRegistry>(
+        std::vector<std::string>{"./tests/runtime/libstub_limited_memory.so"});
+    absl::StatusOr<Device*> d = registry_->GetDevice("TINYMEM");
+    ASSERT_TRUE(d.ok()) << d.status();
+    dev_ = *d;
+    dev_->allocator().SetLimits(kDeviceBytes, 100);  // keep everything freed, so the cache fills the device
+  }
+  std::shared_ptr<Buffer> Allocated(uint64_t nbytes) {
+    std::shared_ptr<Buffer> b = Buffer::Create(*dev_, nbytes);
+    absl::Status s = b->EnsureAllocated();
+    EXPECT_TRUE(s.ok()) << s;
+    return b;
+  }
+  std::unique_ptr<DeviceRegistry> registry_;
+  Device* dev_ = nullptr;
+};
+
+TEST_F(OutOfMemoryTest, AFailedAllocationEmptiesTheCacheAndRetriesOnce) {
+  Allocated(300 << 10);  // freed at once: 600 KiB idle in the cache, of another size
+  Allocated(300 << 10).reset();
+  { auto a = Allocated(300 << 10), b = Allocated(300 << 10); }
+  ASSERT_EQ(dev_->allocator().stats().cached_bytes, 600u << 10);
+  // 700 KiB fits the device only once the idle 600 KiB go back to it.
+  std::shared_ptr<Buffer> big = Buffer::Create(*dev_, 700 << 10);
+  absl::Status s = big->EnsureAllocated();
+  ASSERT_TRUE(s.ok()) << s;
+  BufferAllocator::Stats st = dev_->allocator().stats();
+  EXPECT_EQ(st.cached_bytes, 0u);
+  EXPECT_EQ(st.live_bytes, 700u << 10);
+}
+
+TEST_F(OutOfMemoryTest, TooLargeEvenAfterTheRetrySaysWhatWasAskedHeldAndFreed) {
+  std::shared_ptr<Buffer> held = Allocated(200 << 10);
+  { auto idle = Allocated(100 << 10); }  // 100 KiB in the cache
+  std::shared_ptr<Buffer> huge = Buffer::Create(*dev_, 2 << 20);
+  absl::Status s = huge->EnsureAllocated();
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(std::string(s.message()),
+              ::testing::AllOf(::testing::HasSubstr("2097152 bytes requested"),
+                               ::testing::HasSubstr("204800 bytes held by live buffers"),
+                               ::testing::HasSubstr("1 idle buffers, 102400 bytes freed"),
+                               ::testing::HasSubstr("retried once"),
+                               ::testing::HasSubstr("stub: out of device memory")));
+  EXPECT_FALSE(huge->allocated());
+  // The device is still usable: the failure left nothing behind.
+  EXPECT_EQ(dev_->allocator().stats().live_bytes, 200u << 10);
+  Allocated(800 << 10);
+}
+
+TEST_F(OutOfMemoryTest, OtherPluginErrorsAreNotRetried) {
+  std::shared_ptr<Buffer> zero = Buffer::Create(*dev_, 0);
+  EXPECT_EQ(zero->EnsureAllocated().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 /* stub_plugin.c: deliberately broken plugins, one per loader error path (ABI_NOTES §7.5).
  * Built once per STUB_* define (see BUILD.bazel); each variant breaks exactly one rule. */
+#include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "plugins/abi/tg_plugin.h"
@@ -18,7 +20,14 @@ static void error_destroy(tg_error* e) { (void)e; }
 
 static tg_error* initialize(const tg_host_services* h) {
   (void)h;
-#ifdef STUB_FAILING_INIT
+#if defined(STUB_SEGV_INIT)
+  /* A driver that dereferences garbage: only `tg devices --probe` survives this plugin. */
+  volatile int* volatile garbage = NULL;
+  *garbage = 1;
+  return NULL;
+#elif defined(STUB_ABORT_INIT)
+  abort(); /* a driver's failed assert() */
+#elif defined(STUB_FAILING_INIT)
   return &g_init_error;
 #else
   return NULL;
@@ -27,7 +36,7 @@ static tg_error* initialize(const tg_host_services* h) {
 static void shutdown_fn(void) {}
 
 static tg_error* device_count(uint32_t* n) {
-#ifdef STUB_FAKE_DEVICE
+#if defined(STUB_FAKE_DEVICE) || defined(STUB_LIMITED_MEMORY)
   *n = 1;
 #else
   *n = 0;
@@ -48,17 +57,45 @@ static void device_close(tg_device* d) { (void)d; }
 static tg_error* device_props(tg_device* d, tg_device_props* p) {
   (void)d;
   if (TG_HAS(p, tg_device_props, name)) p->name = "Zeta accelerator";
+#ifdef STUB_LIMITED_MEMORY
+  if (TG_HAS(p, tg_device_props, global_mem_bytes)) p->global_mem_bytes = STUB_MEMORY_BYTES;
+#endif
   if (TG_HAS(p, tg_device_props, source_dialects)) {
     p->num_source_dialects = 1;
     p->source_dialects = kDialects;
   }
   return NULL;
 }
+#ifdef STUB_LIMITED_MEMORY
+/* STUB_LIMITED_MEMORY: a device of STUB_MEMORY_BYTES that really runs out: buffer_alloc past the
+ * limit (counting live buffers) is RESOURCE_EXHAUSTED, as a GPU driver's would be. */
+static struct tg_error g_oom = {TG_CODE_RESOURCE_EXHAUSTED, "stub: out of device memory"};
+static uint64_t g_live_bytes;
+struct tg_buffer {
+  uint64_t bytes;
+};
+static tg_error* buffer_alloc(tg_device* d, uint64_t n, uint32_t f, tg_buffer** out) {
+  (void)d, (void)f;
+  if (n > STUB_MEMORY_BYTES - g_live_bytes) return &g_oom;
+  tg_buffer* b = (tg_buffer*)malloc(sizeof *b);
+  if (b == NULL) return &g_oom;
+  b->bytes = n;
+  g_live_bytes += n;
+  *out = b;
+  return NULL;
+}
+static void buffer_free(tg_buffer* b) {
+  if (b == NULL) return;
+  g_live_bytes -= b->bytes;
+  free(b);
+}
+#else
 static tg_error* buffer_alloc(tg_device* d, uint64_t n, uint32_t f, tg_buffer** out) {
   (void)d, (void)n, (void)f, (void)out;
   return &g_unimplemented;
 }
 static void buffer_free(tg_buffer* b) { (void)b; }
+#endif
 static tg_error* copy_h2d(tg_stream* s, tg_buffer* b, uint64_t o, const void* p, uint64_t n, tg_event** e) {
   (void)s, (void)b, (void)o, (void)p, (void)n, (void)e;
   return &g_unimplemented;
