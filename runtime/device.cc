@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -35,10 +36,24 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(const Plugin& plugin, uint3
       !s.ok()) {
     return s;
   }
-  tg_device_props props{};
+  // A guard zone after the props catches a plugin that writes past the host's struct_size (one built
+  // against a longer tg_device_props that ignores struct_size) before it tramples anything else.
+  struct {
+    tg_device_props props;
+    unsigned char guard[256];
+  } guarded{};
+  tg_device_props& props = guarded.props;
   props.struct_size = sizeof props;
-  if (absl::Status s = plugin.Check(api.device_props(handle, &props), absl::StrCat("device_props(", name, ")"));
-      !s.ok()) {
+  absl::Status s = plugin.Check(api.device_props(handle, &props), absl::StrCat("device_props(", name, ")"));
+  if (s.ok() && std::any_of(std::begin(guarded.guard), std::end(guarded.guard), [](unsigned char c) { return c; })) {
+    s = absl::FailedPreconditionError(absl::StrCat("plugin ", plugin.Label(), ": device_props(", name,
+                                                   ") wrote past the struct_size the host passed"));
+  }
+  if (s.ok()) {
+    s = DeviceInfo::CheckProps(props);
+    if (!s.ok()) s = absl::Status(s.code(), absl::StrCat("plugin ", plugin.Label(), ": ", name, ": ", s.message()));
+  }
+  if (!s.ok()) {
     api.device_close(handle);
     return s;
   }
@@ -224,6 +239,12 @@ absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_d2h(nullptr, dst, buffer.handle(), offset, nbytes, nullptr),
                        absl::StrCat("copy from ", name()));
+}
+
+absl::Status Device::CopyDeviceToDevice(Buffer& dst, Buffer& src, uint64_t nbytes) {
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  return plugin_.Check(plugin_.api().copy_d2d(nullptr, dst.handle(), 0, src.handle(), 0, nbytes, nullptr),
+                       absl::StrCat("copy from ", src.device().name(), " to ", name()));
 }
 
 }  // namespace tg::runtime

@@ -64,6 +64,9 @@ class Device {              // one opened device of one plugin; owned by the reg
   // allocated and of this device; ranges are the caller's to check.
   absl::Status WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes);
   absl::Status ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes);
+  // copy_d2d on this device's default stream from |src| (a buffer of this plugin, maybe of another
+  // of its devices) into |dst| (of this device); synchronous. Used by Buffer::CopyFrom.
+  absl::Status CopyDeviceToDevice(Buffer& dst, Buffer& src, uint64_t nbytes);
 
  private:
   Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);

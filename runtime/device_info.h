@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "plugins/abi/tg_plugin.h"
 
 namespace tg::runtime {
@@ -28,7 +29,11 @@ struct DeviceInfo {
 
   // Copies |props| (strings included, so the result outlives the device). Fields the plugin left
   // zero keep the defaults above where zero would be nonsense (alignment, group sizes, widths).
+  // Call CheckProps first: FromProps reads the strings and lists it vouched for.
   static DeviceInfo FromProps(const tg_device_props& props, std::string_view plugin, uint32_t ordinal);
+  // FAILED_PRECONDITION, naming the field, for props the host cannot read safely: a string not NUL-terminated
+  // within kMaxPluginString bytes, a list of more than kMaxPluginListItems entries or NULL with a count.
+  static absl::Status CheckProps(const tg_device_props& props);
 };
 
 // "CPU" for ordinal 0, "CPU:1" for ordinal 1: the name users type.

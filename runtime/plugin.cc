@@ -2,6 +2,7 @@
 #include "runtime/plugin.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,7 @@ void HostLog(void* ctx, int32_t level, const char* message) {
 }  // namespace
 
 Plugin::Plugin(std::string path, const tg_plugin_api* api) : path_(std::move(path)), api_(api) {
-  name_ = absl::AsciiStrToUpper(api_->plugin_name != nullptr ? api_->plugin_name : "");
+  name_ = absl::AsciiStrToUpper(PluginString(api_->plugin_name).value_or(""));  // the loader checked it
 }
 
 Plugin::~Plugin() {
@@ -47,10 +48,18 @@ absl::Status Plugin::Check(tg_error* raw, std::string_view what) const {
   if (raw == nullptr) return absl::OkStatus();
   ErrorPtr e = Own(raw);
   tg_code code = api_->error_code(e.get());
-  const char* msg = api_->error_message(e.get());
+  std::string msg =
+      PluginString(api_->error_message(e.get())).value_or("(message not NUL-terminated within 4096 bytes)");
   if (code == TG_CODE_OK) code = TG_CODE_UNKNOWN;  // an error object must not read as success
   return absl::Status(ToStatusCode(code), absl::StrCat("plugin ", Label(), ": ", std::string(what), ": ",
-                                                       CodeName(code), ": ", msg ? msg : ""));
+                                                       CodeName(code), ": ", msg));
+}
+
+std::optional<std::string> PluginString(const char* s, size_t max) {
+  if (s == nullptr) return std::string();
+  size_t n = strnlen(s, max);  // never strlen: the plugin may not have terminated it
+  if (n == max) return std::nullopt;
+  return std::string(s, n);
 }
 
 absl::StatusCode ToStatusCode(tg_code code) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,6 +54,16 @@ class Plugin {
   std::string name_;
   bool initialized_ = false;
 };
+
+// Bounds on what the host reads from a plugin (issue 9, hostile plugins): strings must end with a NUL within
+// kMaxPluginString bytes, string lists (dialects, binary formats) hold at most kMaxPluginListItems entries,
+// and a plugin reports at most kMaxPluginDevices devices. The host never reads past these bounds.
+inline constexpr size_t kMaxPluginString = 4096;
+inline constexpr uint32_t kMaxPluginListItems = 64;
+inline constexpr uint32_t kMaxPluginDevices = 1024;
+
+// The string at |s| ("" for NULL), reading at most |max| bytes; nullopt when no NUL comes within them.
+std::optional<std::string> PluginString(const char* s, size_t max = kMaxPluginString);
 
 // "UNAVAILABLE" for 14, "code 99" for numbers absl does not know.
 std::string CodeName(tg_code code);

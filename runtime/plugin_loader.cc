@@ -13,6 +13,8 @@
 namespace tg::runtime {
 namespace {
 
+constexpr size_t kMaxPluginName = 256;  // plugin_name and plugin_version, NUL included
+
 void Trace(const std::string& path, const std::string& step) {
   if (tg::GetEnvInt("TG_PLUGIN_TRACE", 0) <= 0) return;
   std::fprintf(stderr, "tg plugin trace: %s: %s\n", path.c_str(), step.c_str());
@@ -28,7 +30,7 @@ absl::Status Fail(const std::string& path, PluginReport* report, absl::Status s)
   return s;
 }
 
-absl::StatusOr<const tg_plugin_api*> OpenTable(const std::string& path) {
+absl::StatusOr<tg_plugin_get_api_fn> OpenEntry(const std::string& path) {
   Trace(path, "dlopen");
   dlerror();
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -45,6 +47,10 @@ absl::StatusOr<const tg_plugin_api*> OpenTable(const std::string& path) {
         "plugin ", path, ": not a tinygrad-cc plugin: it does not export " TG_PLUGIN_ENTRY_SYMBOL,
         why ? absl::StrCat(" (", why, ")") : ""));
   }
+  return get_api;
+}
+
+absl::StatusOr<const tg_plugin_api*> GetTable(const std::string& path, tg_plugin_get_api_fn get_api) {
   Trace(path, absl::StrCat("calling " TG_PLUGIN_ENTRY_SYMBOL "(", TG_ABI_MAJOR, ", ", TG_ABI_MINOR, ")"));
   const tg_plugin_api* api = get_api(TG_ABI_MAJOR, TG_ABI_MINOR);
   if (api == nullptr) {
@@ -77,6 +83,17 @@ std::vector<std::string> MissingRequired(const tg_plugin_api& a) {
   return missing;
 }
 
+// A hostile table may hold unterminated strings: nothing reads them with strlen before this passes.
+absl::Status CheckStrings(const std::string& path, const tg_plugin_api& api) {
+  bool name_ok = PluginString(api.plugin_name, kMaxPluginName).has_value();
+  if (!name_ok || !PluginString(api.plugin_version, kMaxPluginName)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "plugin ", path, ": plugin_", name_ok ? "version" : "name", " is not a NUL-terminated string of at most ",
+        kMaxPluginName - 1, " bytes"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckTable(const std::string& path, const tg_plugin_api& api) {
   std::string who = absl::StrCat("plugin ", api.plugin_name ? api.plugin_name : "(unnamed)", " (", path, ")");
   if (api.abi_major != TG_ABI_MAJOR) {
@@ -103,10 +120,16 @@ absl::Status CountDevices(Plugin& plugin, LoadedPlugin* out) {
   if (absl::Status s = plugin.Check(plugin.api().device_count(&n), "device_count failed"); !s.ok()) {
     return s;
   }
+  if (n > kMaxPluginDevices) {
+    return absl::FailedPreconditionError(absl::StrCat("plugin ", plugin.Label(), ": device_count says ", n,
+                                                      " devices; at most ", kMaxPluginDevices, " are allowed"));
+  }
   out->device_count = n;
   if (n == 0) {
-    const char* why = plugin.api().unavailable_reason ? plugin.api().unavailable_reason() : nullptr;
-    out->unavailable_reason = why != nullptr && why[0] != '\0' ? why : "the plugin gave no reason";
+    std::string why = plugin.api().unavailable_reason
+                          ? PluginString(plugin.api().unavailable_reason()).value_or("(reason not NUL-terminated)")
+                          : "";
+    out->unavailable_reason = !why.empty() ? why : "the plugin gave no reason";
   }
   return absl::OkStatus();
 }
@@ -115,9 +138,18 @@ absl::Status CountDevices(Plugin& plugin, LoadedPlugin* out) {
 
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PluginReport* report) {
   if (report != nullptr) report->path = path;
-  absl::StatusOr<const tg_plugin_api*> api = OpenTable(path);
+  absl::StatusOr<tg_plugin_get_api_fn> entry = OpenEntry(path);
+  if (!entry.ok()) return Fail(path, report, entry.status());
+  return LoadPluginFromEntry(path, *entry, report);
+}
+
+absl::StatusOr<LoadedPlugin> LoadPluginFromEntry(const std::string& path, tg_plugin_get_api_fn get_api,
+                                                 PluginReport* report) {
+  if (report != nullptr) report->path = path;
+  absl::StatusOr<const tg_plugin_api*> api = GetTable(path, get_api);
   if (!api.ok()) return Fail(path, report, api.status());
   const tg_plugin_api& table = **api;
+  if (absl::Status s = CheckStrings(path, table); !s.ok()) return Fail(path, report, s);
   if (report != nullptr) {
     report->name = table.plugin_name ? table.plugin_name : "";
     report->version = table.plugin_version ? table.plugin_version : "";

@@ -33,7 +33,14 @@ struct LoadedPlugin {
 // NULL) receives path, name, version, ABI, status and reason as far as loading got. The library
 // is never dlclose()d, even on failure (its code may already be referenced).
 // TG_PLUGIN_TRACE=1 logs every step to stderr.
+// Steps 3-8 also bound what the host reads: plugin_name/plugin_version must be NUL-terminated within 256
+// bytes and device_count at most kMaxPluginDevices (FAILED_PRECONDITION otherwise).
 absl::StatusOr<LoadedPlugin> LoadPlugin(const std::string& path, PluginReport* report);
+
+// Steps 3-8 for an entry point already in hand (a statically linked plugin, or a fake one in a test or
+// fuzzer); |path| only labels messages.
+absl::StatusOr<LoadedPlugin> LoadPluginFromEntry(const std::string& path, tg_plugin_get_api_fn get_api,
+                                                 PluginReport* report);
 
 }  // namespace tg::runtime
 

@@ -2,9 +2,10 @@
 // compiler on each device against a float64 reference, and random index expressions through Simplify.
 //
 //   fuzz_programs [--seconds N] [--seed S] [--count C] [--device NAME]... [--kind programs|symbolic|both]
-//                 [--max-steps K]
+//                 [--max-steps K] [--keep-going]
 // Seeds run S, S+1, ... until N seconds or C seeds pass. On the first mismatch it prints the seed, the
-// program, a shrunk program that still fails (paste it into tests/compiler/regression_test.cc), and exits 1.
+// program, a shrunk program that still fails (paste it into tests/compiler/regression_test.cc), and exits 1;
+// with --keep-going it prints each mismatch, goes on, and exits 1 at the end with their count.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@ struct Flags {
   uint64_t count = UINT64_MAX;
   std::vector<std::string> devices;
   std::string kind = "both";
+  bool keep_going = false;
   tg::fuzz::GeneratorOptions gen;
 };
 
@@ -42,6 +44,7 @@ Flags Parse(int argc, char** argv) {
     else if (a == "--device") f.devices.push_back(next());
     else if (a == "--kind") f.kind = next();
     else if (a == "--max-steps") f.gen.max_steps = std::stoi(next());
+    else if (a == "--keep-going") f.keep_going = true;
     else {
       std::fprintf(stderr, "unknown flag %s (see the comment at the top of tools/fuzz_programs.cc)\n", a.c_str());
       std::exit(2);
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
   Flags f = Parse(argc, argv);
   auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  uint64_t programs = 0, expressions = 0;
+  uint64_t programs = 0, expressions = 0, mismatches = 0;
   int64_t compared = 0;
   std::string devs;
   for (const auto& d : f.devices) devs += " " + d;
@@ -94,18 +97,18 @@ int main(int argc, char** argv) {
   for (uint64_t i = 0; i < f.count && elapsed() < f.seconds; ++i) {
     uint64_t seed = f.seed + i;
     if (f.kind != "symbolic") {
-      if (!RunProgramSeed(f, seed, &compared)) return 1;
+      if (!RunProgramSeed(f, seed, &compared) && (++mismatches, !f.keep_going)) return 1;
       ++programs;
     }
     if (f.kind != "programs") {
       // Expressions are ~100x cheaper than programs: run a batch per program seed.
       for (uint64_t k = 0; k < (f.kind == "symbolic" ? 1 : 20); ++k, ++expressions)
-        if (!RunSymbolicSeed(f.kind == "symbolic" ? seed : seed * 20 + k)) return 1;
+        if (!RunSymbolicSeed(f.kind == "symbolic" ? seed : seed * 20 + k) && (++mismatches, !f.keep_going)) return 1;
     }
   }
   std::printf("fuzz_programs: %llu programs x %zu devices (%lld elements compared), %llu expressions, %.1f s: "
-              "no mismatch\n",
+              "%llu mismatches\n",
               static_cast<unsigned long long>(programs), f.devices.size(), static_cast<long long>(compared),
-              static_cast<unsigned long long>(expressions), elapsed());
-  return 0;
+              static_cast<unsigned long long>(expressions), elapsed(), static_cast<unsigned long long>(mismatches));
+  return mismatches == 0 ? 0 : 1;
 }

@@ -43,7 +43,8 @@ class ExprGen {
   UOpRef Int(int depth) {
     if (depth <= 0 || Chance(20)) return Chance(75) ? vars_[Below(static_cast<int>(vars_.size()))] : C(Below(17) - 8);
     UOpRef a = Int(depth - 1);
-    switch (Below(10)) {
+    switch (Below(11)) {
+      case 9: return -maximum(-a, -Int(depth - 1));  // min, spelled as tinygrad's UOp.minimum spells it
       case 0: return a + Int(depth - 1);
       case 1: return a - Int(depth - 1);
       case 2: return Chance(70) ? a * C(Below(9) - 3) : a * Int(depth - 1);

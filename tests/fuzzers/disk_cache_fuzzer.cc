@@ -1,6 +1,7 @@
 // Fuzz target: rows of the sqlite disk cache (runtime/disk_cache.h) written by someone else: another version,
 // a crashed process, a bit flip. The input is split into the columns of one programs row and one beam row,
-// written with raw SQL; DiskCache must return nothing or exactly a row whose checksum holds, never crash.
+// written with raw SQL; DiskCache must return nothing or exactly a row whose checksum holds, never crash, and a
+// rejected row must be rebuilt by the next put.
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -66,6 +67,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
        {f[0], f[1], f[3], f[2]}, true);
   auto got = db.cache->GetProgram(f[0]);
   if (got && (got->format != f[1] || got->bytes != f[2])) std::abort();
+  if (!got) {  // a rejected row is rebuilt: the next put under its key reads back
+    db.cache->PutProgram(f[0], {f[1], f[2]});
+    auto rebuilt = db.cache->GetProgram(f[0]);
+    if (!rebuilt || rebuilt->format != f[1] || rebuilt->bytes != f[2]) std::abort();
+  }
   Exec(db.raw, "INSERT OR REPLACE INTO beam (ast_key, device_key, beam_n, opts, checksum) VALUES (?, ?, ?, ?, ?)",
        {f[4], f[5], f[6], f[7], f[3]}, false);
   (void)db.cache->GetBeam(f[4], f[5], static_cast<int>(f[6].size()));

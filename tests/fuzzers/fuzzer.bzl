@@ -1,6 +1,6 @@
 """tg_fuzzer: one libFuzzer target that also builds and tests without clang.
 
-`tg_fuzzer(name, srcs, deps, corpus)` declares
+`tg_fuzzer(name, srcs, deps, corpus, test_size)` declares
   - `name`: the fuzzer. Under `--config=fuzz` (clang, -fsanitize=fuzzer,address,undefined) it is a real
     libFuzzer binary; otherwise it links replay_main.cc and replays files/directories given as arguments.
   - `name_replay_test`: a plain cc_test replaying the checked-in seed corpus plus deterministic truncations
@@ -9,7 +9,7 @@
 
 load("@rules_cc//cc:defs.bzl", "cc_binary", "cc_test")
 
-def tg_fuzzer(name, srcs, deps = [], corpus = None, **kwargs):
+def tg_fuzzer(name, srcs, deps = [], corpus = None, test_size = "small", **kwargs):
     corpus = corpus or native.glob(["corpus/" + name + "/*"])
     cc_binary(
         name = name,
@@ -27,7 +27,7 @@ def tg_fuzzer(name, srcs, deps = [], corpus = None, **kwargs):
     )
     cc_test(
         name = name + "_replay_test",
-        size = "small",
+        size = test_size,
         srcs = srcs,
         deps = deps + ["//tests/fuzzers:replay_main"],
         data = corpus,

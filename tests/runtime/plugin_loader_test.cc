@@ -1,6 +1,9 @@
 // plugin_loader_test.cc: every loader error path reports its own message, naming plugin and path.
 #include "runtime/plugin_loader.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -107,6 +110,71 @@ TEST(PluginLoaderTest, CpuPluginLoads) {
   EXPECT_EQ(report.status, "ok");
   EXPECT_EQ(report.name, "CPU");
   EXPECT_EQ(report.abi_major, 1u);
+}
+
+// ---- Hostile tables through LoadPluginFromEntry (issue 9; tests/fuzzers/hostile_plugin_fuzzer does the rest).
+
+uint32_t g_fake_count = 1;
+char g_unterminated[kMaxPluginString];  // filled with 'U' by the test: no NUL anywhere
+tg_error* FakeOk() { return nullptr; }
+tg_error* FakeInit(const tg_host_services*) { return nullptr; }
+void FakeShutdown() {}
+tg_error* FakeCount(uint32_t* n) {
+  *n = g_fake_count;
+  return nullptr;
+}
+tg_plugin_api g_fake;
+
+const tg_plugin_api* FakeApi(uint32_t, uint32_t) { return &g_fake; }
+
+// A table the loader accepts: every REQUIRED function present (they are never called past device_count).
+void ResetFake() {
+  g_fake = tg_plugin_api{};
+  g_fake.struct_size = sizeof g_fake;
+  g_fake.abi_major = TG_ABI_MAJOR;
+  g_fake.plugin_name = "FAKE";
+  g_fake.plugin_version = "1";
+  void** fns = reinterpret_cast<void**>(&g_fake.error_code);  // error_code .. event_destroy: all pointers
+  size_t slots = (offsetof(tg_plugin_api, event_destroy) - offsetof(tg_plugin_api, error_code)) / sizeof(void*) + 1;
+  for (size_t i = 0; i < slots; ++i) fns[i] = reinterpret_cast<void*>(&FakeOk);
+  g_fake.initialize = FakeInit;
+  g_fake.shutdown = FakeShutdown;
+  g_fake.device_count = FakeCount;
+  g_fake.unavailable_reason = nullptr;
+  g_fake_count = 1;
+}
+
+TEST(PluginLoaderTest, FakeTableLoads) {
+  ResetFake();
+  absl::StatusOr<LoadedPlugin> r = LoadPluginFromEntry("fake.so", FakeApi, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->device_count, 1u);
+}
+
+TEST(PluginLoaderTest, UnterminatedPluginNameIsRefused) {
+  ResetFake();
+  std::fill(std::begin(g_unterminated), std::end(g_unterminated), 'U');
+  g_fake.plugin_name = g_unterminated;
+  absl::StatusOr<LoadedPlugin> r = LoadPluginFromEntry("fake.so", FakeApi, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(r.status().message(), HasSubstr("plugin_name is not a NUL-terminated string"));
+}
+
+TEST(PluginLoaderTest, HugeDeviceCountIsRefused) {
+  ResetFake();
+  g_fake_count = 0xFFFFFFFFu;
+  absl::StatusOr<LoadedPlugin> r = LoadPluginFromEntry("fake.so", FakeApi, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), AllOf(HasSubstr("says 4294967295 devices"), HasSubstr("at most 1024")));
+}
+
+TEST(PluginLoaderTest, PluginStringIsBounded) {
+  EXPECT_EQ(PluginString(nullptr), "");
+  EXPECT_EQ(PluginString("abc"), "abc");
+  std::fill(std::begin(g_unterminated), std::end(g_unterminated), 'U');
+  EXPECT_FALSE(PluginString(g_unterminated).has_value());
+  EXPECT_FALSE(PluginString("abcd", 4).has_value());  // no NUL within the 4 bytes allowed
 }
 
 }  // namespace
