@@ -6,10 +6,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "compiler/allreduce.h"
 #include "compiler/buffer_node.h"
 #include "compiler/capture.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/multi.h"
 #include "compiler/schedule.h"
 #include "compiler/schedule_cache.h"
 #include "ir/env.h"
@@ -92,15 +94,14 @@ void RunKernel(const ScheduleItem& item) {
   if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
 }
 
-// Across devices the bytes go through host memory; a plugin's own d2d copy is a later addition.
+// Directly between devices of one plugin that has copy_d2d, else through host memory (Buffer::CopyFrom).
 void RunCopy(const ScheduleItem& item) {
   runtime::Buffer* dst = RuntimeBuffer(item.buffers[0]);
   runtime::Buffer* src = RuntimeBuffer(item.buffers[1]);
   // The node's own size: planned memory may be a larger block shared with other buffers.
   const UOpRef& from = item.buffers[1];
-  std::vector<unsigned char> staging(static_cast<size_t>(from->arg_as<BufferArg>().size) * from->dtype().itemsize());
-  ThrowIfError(src->CopyOut(staging.data(), staging.size()));
-  ThrowIfError(dst->CopyIn(staging.data(), staging.size()));
+  uint64_t bytes = static_cast<uint64_t>(from->arg_as<BufferArg>().size) * from->dtype().itemsize();
+  ThrowIfError(dst->CopyFrom(*src, bytes));
 }
 
 thread_local std::vector<ScheduleItem>* capture_target = nullptr;
@@ -122,12 +123,34 @@ void RunItems(const std::vector<ScheduleItem>& items) {
   }
 }
 
-std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+namespace {
+
+std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   Schedule schedule = CachedSchedule(roots, devices);
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
   RunItems(schedule.items);
   return schedule.realized;
+}
+
+}  // namespace
+
+std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+  if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);
+  // Sharded tensors: one graph per device (compiler/multi.h), ALLREDUCEs lowered, then one schedule.
+  SpmdRoots spmd = SplitMulti(roots, devices);
+  std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices);
+  std::vector<UOpRef> out;
+  for (const SpmdRoots::Origin& origin : spmd.origins) {
+    if (!origin.multi) {
+      out.push_back(realized[origin.roots[0]]);
+      continue;
+    }
+    std::vector<UOpRef> shards;
+    for (size_t i : origin.roots) shards.push_back(realized[i]);
+    out.push_back(MakeMulti(std::move(shards), origin.multi->axis, origin.multi->devices));
+  }
+  return out;
 }
 
 }  // namespace tg::compiler

@@ -1,5 +1,6 @@
 #include "compiler/schedule.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
@@ -22,6 +23,8 @@ class Scheduler {
     for (const UOpRef& u : topo_)
       for (const UOpRef& s : u->src()) consumers_[s.get()].push_back(u.get());
     for (size_t i = 0; i < roots.size(); ++i) device_of_root_[roots[i].get()] = devices[i];
+    if (std::any_of(devices.begin(), devices.end(), [&](const std::string& d) { return d != devices[0]; }))
+      MarkReaderDevices(roots, devices);
   }
 
   Schedule Run() {
@@ -139,7 +142,18 @@ class Scheduler {
     return kernels.size() <= 1;
   }
 
+  // Where |u|'s kernel runs: the device its BUFFER/COPY sources pin it to; a graph of constants only
+  // runs on the device of the first root that reads it (with sharded tensors, roots sit on several
+  // devices, and a constant feeding device 1's graph must not be computed on device 0).
   std::string DeviceOf(const UOpRef& u) {
+    std::string device = PinnedDevice(u);
+    if (!device.empty()) return device;
+    if (auto it = reader_device_.find(u.get()); it != reader_device_.end()) return it->second;
+    return device_of_root_.at(roots_.front().get());
+  }
+
+  // The device a root, BUFFER or COPY at or below |u| ties it to; "" for constants only.
+  std::string PinnedDevice(const UOpRef& u) {
     if (auto it = device_of_root_.find(u.get()); it != device_of_root_.end()) return it->second;
     if (auto it = device_.find(u.get()); it != device_.end()) return it->second;
     std::string device;
@@ -147,9 +161,21 @@ class Scheduler {
     else if (u->op() == Ops::kCopy) device = u->arg_as<std::string>();
     else
       for (const UOpRef& s : u->src())
-        if (device.empty()) device = DeviceOf(s);
-    if (device.empty()) device = device_of_root_.at(roots_.front().get());
+        if (device.empty()) device = PinnedDevice(s);
     return device_[u.get()] = device;
+  }
+
+  // Each node's first reading root's device, for DeviceOf's constant-only graphs.
+  void MarkReaderDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+    for (size_t i = 0; i < roots.size(); ++i) {
+      std::vector<const UOp*> stack{roots[i].get()};
+      while (!stack.empty()) {
+        const UOp* n = stack.back();
+        stack.pop_back();
+        if (!reader_device_.emplace(n, devices[i]).second) continue;
+        for (const UOpRef& s : n->src()) stack.push_back(s.get());
+      }
+    }
   }
 
   // ASSIGN(target, value): the value's kernel stores straight into the target's buffer. When the
@@ -229,6 +255,7 @@ class Scheduler {
   absl::flat_hash_map<const UOp*, std::vector<const UOp*>> consumers_;
   absl::flat_hash_map<const UOp*, std::string> device_of_root_;
   absl::flat_hash_map<const UOp*, std::string> device_;
+  absl::flat_hash_map<const UOp*, std::string> reader_device_;
   absl::flat_hash_set<const UOp*> realize_;
   NodeMap done_;  // realized node -> view of its buffer
 };

@@ -172,7 +172,9 @@ absl::flat_hash_map<const UOp*, UOpRef> ComputeGradient(const UOpRef& root, cons
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOpRef& u = *it;
     auto g = grads.find(u.get());
-    if (g == grads.end() || u->src().empty()) continue;
+    // A MULTI (a sharded tensor's shards) is a leaf here: its gradient is taken whole, then split
+    // per device by compiler/multi.h like any other op on it.
+    if (g == grads.end() || u->src().empty() || u->op() == Ops::kMulti) continue;
     GradientContext ctx{g->second};
     UOpRef local = GradientRules().Rewrite(u, &ctx);
     if (local == nullptr)

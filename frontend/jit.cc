@@ -13,6 +13,11 @@ std::vector<Tensor> Realized(std::vector<Tensor> tensors) {
   return tensors;
 }
 
+// The buffer views behind a realized input: one, or one per device for a sharded tensor.
+std::vector<UOpRef> InputViews(const Tensor& t) {
+  return t.uop()->op() == Ops::kMulti ? t.uop()->src() : std::vector<UOpRef>{t.uop()};
+}
+
 }  // namespace
 
 Jit::Jit(Function fn) : fn_(std::move(fn)) {}
@@ -59,14 +64,24 @@ std::vector<Tensor> Jit::Capture(const std::vector<Tensor>& inputs) {
   compiler::CaptureScope scope;
   outputs_ = Realized(fn_(inputs));
   items_ = scope.items();
-  for (const Tensor& t : inputs) input_buffers_.push_back(compiler::BufferOfView(t.uop()));
+  for (const Tensor& t : inputs) input_buffers_.push_back(InputViews(t));
   return outputs_;
 }
 
 std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
   NodeMap swap;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (input_buffers_[i] != nullptr) swap[input_buffers_[i].get()] = compiler::BufferOfView(inputs[i].uop());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::vector<UOpRef> now = InputViews(inputs[i]);
+    const std::vector<UOpRef>& captured = input_buffers_[i];
+    bool same_layout = now.size() == captured.size();
+    for (size_t d = 0; same_layout && d < now.size(); ++d) same_layout = now[d]->shape() == captured[d]->shape();
+    if (!same_layout)
+      throw Error("Jit: input " + std::to_string(i) + " is sharded differently from the captured call (another "
+                  "axis or split); make a new Jit for it");
+    for (size_t d = 0; d < now.size(); ++d)
+      if (UOpRef old_buffer = compiler::BufferOfView(captured[d]))
+        swap[old_buffer.get()] = compiler::BufferOfView(now[d]);
+  }
   std::vector<compiler::ScheduleItem> items = items_;
   for (auto& item : items)
     for (UOpRef& b : item.buffers)

@@ -54,7 +54,8 @@ class Jit {
   int calls_ = 0;
   std::vector<InputSpec> specs_;
   std::vector<compiler::ScheduleItem> items_;  // the captured kernels and copies
-  std::vector<UOpRef> input_buffers_;          // the capture's input buffers, swapped on replay
+  std::vector<std::vector<UOpRef>> input_buffers_;  // per input, its buffer view(s) (one per device if sharded),
+                                                    // whose buffers are swapped on replay
   std::vector<Tensor> outputs_;                // the capture's outputs (realized)
 };
 

@@ -5,11 +5,13 @@
 
 #include "compiler/buffer_node.h"
 #include "compiler/capture.h"
+#include "compiler/multi.h"
 #include "compiler/realize.h"
 #include "frontend/lazy_load.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"
+#include "ir/multi_arg.h"
 #include "runtime/device_registry.h"
 
 namespace tg {
@@ -17,6 +19,10 @@ namespace tg {
 namespace {
 
 std::string CanonicalDevice(std::string_view name) {
+  if (std::vector<std::string> tuple = SplitDeviceTuple(std::string(name)); tuple.size() > 1) {
+    for (std::string& d : tuple) d = CanonicalDevice(d);  // "(CPU:0, CPU:1)": each named canonically
+    return DeviceTupleName(tuple);
+  }
   auto& registry = runtime::DeviceRegistry::Global();
   absl::StatusOr<runtime::Device*> device =
       name.empty() ? registry.DefaultDevice() : registry.GetDevice(name);
@@ -83,16 +89,26 @@ Tensor Tensor::from_bytes(const void* data, size_t bytes, DType dtype, std::opti
     throw Error("from_vector: " + std::to_string(count) + " values do not fill shape " + ShapeString(s) +
                 " (" + std::to_string(Numel(s)) + " elements)");
   std::string dev = CanonicalDevice(device);
-  UOpRef buffer = compiler::NewBufferNode(dev, dtype, static_cast<int64_t>(count));
-  if (count > 0) compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyIn(data, bytes));
-  return Tensor(s == buffer->shape() ? buffer : buffer->reshape(s), dev);
+  std::vector<UOpRef> copies;  // one per device: a tuple device gets the data replicated
+  for (const std::string& d : SplitDeviceTuple(dev)) {
+    UOpRef buffer = compiler::NewBufferNode(d, dtype, static_cast<int64_t>(count));
+    if (count > 0) compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyIn(data, bytes));
+    copies.push_back(s == buffer->shape() ? buffer : buffer->reshape(s));
+  }
+  if (copies.size() == 1) return Tensor(copies[0], dev);
+  return Tensor(MakeMulti(std::move(copies), -1, SplitDeviceTuple(dev)), dev);
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, std::string_view device) {
   CheckShape(shape, "empty");
   std::string dev = CanonicalDevice(device);
-  UOpRef buffer = compiler::NewBufferNode(dev, dtype, Numel(shape));
-  return Tensor(shape == buffer->shape() ? buffer : buffer->reshape(shape), dev);
+  std::vector<UOpRef> buffers;
+  for (const std::string& d : SplitDeviceTuple(dev)) {
+    UOpRef buffer = compiler::NewBufferNode(d, dtype, Numel(shape));
+    buffers.push_back(shape == buffer->shape() ? buffer : buffer->reshape(shape));
+  }
+  if (buffers.size() == 1) return Tensor(buffers[0], dev);
+  return Tensor(MakeMulti(std::move(buffers), -1, SplitDeviceTuple(dev)), dev);
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, std::optional<DType> dtype, std::string_view device) {
@@ -141,7 +157,7 @@ void Tensor::manual_seed(uint64_t seed) { SetRandomSeed(seed); }
 
 Tensor& Tensor::realize() {
   RunPendingLoads({uop()});  // file-backed inputs (Tensor::from_loader) are read now, not before
-  if (!compiler::BufferOfView(uop())) state_->uop = compiler::Realize({uop()}, {device()}).front();
+  if (!compiler::IsRealized(uop())) state_->uop = compiler::Realize({uop()}, {device()}).front();
   return *this;
 }
 
@@ -151,6 +167,7 @@ std::vector<unsigned char> Tensor::read_bytes() const {
                 "function must only compute tensors (read the results it returns instead)");
   Tensor self = *this;
   self.realize();
+  if (self.uop()->op() == Ops::kMulti) return self.gather_bytes();
   UOpRef buffer = compiler::BufferOfView(self.uop());
   std::vector<unsigned char> bytes(static_cast<size_t>(numel()) * dtype().itemsize());
   if (!bytes.empty())
@@ -161,6 +178,7 @@ std::vector<unsigned char> Tensor::read_bytes() const {
 Tensor Tensor::to(std::string_view device) const {
   std::string dev = CanonicalDevice(device);
   if (dev == this->device()) return *this;
+  if (std::vector<std::string> tuple = SplitDeviceTuple(dev); tuple.size() > 1) return shard(tuple);  // replicate
   return Tensor(UOp::Make(Ops::kCopy, dtype(), {uop()}, dev), dev);
 }
 

@@ -451,6 +451,19 @@ class Tensor {
   // kind (a float scalar on an int tensor gives the default float), as tinygrad's weak types do.
   Tensor scalar_like(Scalar value) const;
 
+  // ---- several devices (frontend/tensor_multi.cc; tinygrad's shard) ----------------------------
+  // This tensor spread over |devices| ("CPU:0", "CPU:1", "OPENCL", any mix): split along |axis| in
+  // ceil(n / k) pieces (the last ones shorter when k does not divide n), or whole on each device
+  // when |axis| is absent (replicated). Every op on sharded tensors runs once per device; a reduce
+  // over the shard axis combines the devices' partials with an ALLREDUCE; to("CPU") and to_vector
+  // gather. device() names the tuple: "(CPU, CPU:1)".
+  Tensor shard(const std::vector<std::string>& devices, std::optional<int> axis = std::nullopt) const;
+  Tensor& shard_(const std::vector<std::string>& devices, std::optional<int> axis = std::nullopt);  // in place
+  Tensor shard_like(const Tensor& other) const;  // on other's devices in other's layout (to() for one device)
+  std::vector<std::string> devices() const;  // {device()} for a tensor on one device
+  bool is_sharded() const;                   // on more than one device
+  std::optional<int> shard_axis() const;     // the split axis; none when replicated or on one device
+
   // ---- autograd ------------------------------------------------------------------------------
   // Marks a float tensor as a leaf whose gradient backward() fills (ints and bools never take
   // gradients). Returns *this, so it chains after a creation call.
@@ -482,6 +495,7 @@ class Tensor {
   Tensor reduce(Ops op, const std::vector<int>& axes, bool keepdim, const char* name) const;
   Tensor like(UOpRef uop) const;  // a new tensor on this device
   std::vector<unsigned char> read_bytes() const;
+  std::vector<unsigned char> gather_bytes() const;  // a realized MULTI's bytes, shards joined
   std::vector<Tensor> gradient_impl(const std::vector<Tensor>& targets, const Tensor& seed, const char* op) const;
   static Tensor from_bytes(const void* data, size_t bytes, DType dtype, std::optional<Shape> shape,
                            std::string_view device, size_t count);

@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/buffer_node.h"
+#include "compiler/multi.h"
 #include "compiler/realize.h"
 #include "frontend/lazy_load.h"
 #include "frontend/shape_util.h"
@@ -93,7 +94,7 @@ void Tensor::realize_all(const std::vector<Tensor>& tensors) {
   absl::flat_hash_set<State*> seen;
   roots.clear();
   for (const Tensor& t : tensors) {
-    if (compiler::BufferOfView(t.uop()) || !seen.insert(t.state_.get()).second) continue;
+    if (compiler::IsRealized(t.uop()) || !seen.insert(t.state_.get()).second) continue;
     states.push_back(t.state_);
     roots.push_back(t.uop());
     devices.push_back(t.device());
@@ -111,7 +112,7 @@ Tensor& Tensor::assign(const Tensor& value) {
   if (value.state_ == state_) return *this;
   // A realized tensor is written in place (its buffer keeps its identity: what tg::Jit replays
   // and optimizers rely on); anything else just takes the value's graph.
-  bool realized = compiler::BufferOfView(uop()) != nullptr;
+  bool realized = compiler::IsRealized(uop());
   state_->uop = realized ? UOp::Make(Ops::kAssign, dtype(), {uop(), value.uop()}) : value.uop();
   return *this;
 }

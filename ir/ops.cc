@@ -18,8 +18,9 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "INDEX", "LOAD", "STORE", "ASSIGN",
     "VECTORIZE", "GEP",
     "CONTIGUOUS", "DETACH", "COPY", "SINK", "KERNEL", "NOOP",
+    "MULTI", "ALLREDUCE",
 };
-static_assert(kOpNames.back() == "NOOP");
+static_assert(kOpNames.back() == "ALLREDUCE");
 
 bool Between(Ops op, Ops first, Ops last) { return op >= first && op <= last; }
 

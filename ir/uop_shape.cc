@@ -118,6 +118,33 @@ Shape Elementwise(Ops op, const std::vector<UOpRef>& src) {
   return common == nullptr ? Shape{} : *common;
 }
 
+// MULTI: the logical tensor its shards make up (ir/multi_arg.h); ALLREDUCE: one of its equal-shaped sources.
+Shape Multi(Ops op, const std::vector<UOpRef>& src, const Arg& arg) {
+  if (src.empty()) throw Error(absl::StrCat(std::string(OpName(op)), " needs a source per device"));
+  const std::string* text = std::get_if<std::string>(&arg);
+  if (text == nullptr) throw Error(absl::StrCat(std::string(OpName(op)), ": arg must be a string (ir/multi_arg.h)"));
+  int64_t axis = -1;
+  if (op == Ops::kMulti) {
+    if (text->rfind("axis=", 0) != 0) throw Error("MULTI: malformed arg '" + *text + "'");
+    axis = std::stoll(text->substr(5));
+  }
+  Shape out = src[0]->shape();
+  if (axis >= static_cast<int64_t>(out.size()) || axis < -1)
+    Fail(op, out, absl::StrCat("shard axis ", axis, " is out of range"));
+  if (axis >= 0) out[axis] = 0;
+  for (const UOpRef& s : src) {
+    Shape want = out, have = s->shape();
+    if (axis >= 0 && have.size() == want.size()) {
+      out[axis] += have[axis];
+      have[axis] = want[axis] = 0;
+    }
+    if (have != want)
+      throw Error(absl::StrCat(std::string(OpName(op)), ": shard shapes differ outside the shard axis: ",
+                               ShapeString(s->shape()), " vs ", ShapeString(src[0]->shape())));
+  }
+  return out;
+}
+
 size_t Arity(Ops op) { return IsUnary(op) ? 1 : IsBinary(op) ? 2 : 3; }
 
 }  // namespace
@@ -143,6 +170,7 @@ Shape DeriveShape(Ops op, DType, const std::vector<UOpRef>& src, const Arg& arg)
     case Ops::kPad: case Ops::kShrink: return PadOrShrink(op, in, VectorArg(op, in, arg));
     case Ops::kFlip: return Flip(in, VectorArg(op, in, arg));
     case Ops::kReduce: return Reduce(in, arg);
+    case Ops::kMulti: case Ops::kAllreduce: return Multi(op, src, arg);
     case Ops::kContiguous: case Ops::kDetach: case Ops::kCopy: case Ops::kAssign: return in;
     default: return {};
   }

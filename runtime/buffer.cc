@@ -1,6 +1,8 @@
 // buffer.cc: lazy allocation and host copies through the owning Device.
 #include "runtime/buffer.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/device.h"
 
@@ -56,6 +58,25 @@ absl::Status Buffer::CopyOut(void* dst, uint64_t nbytes) {
   if (absl::Status s = EnsureAllocated(); !s.ok()) return s;
   if (absl::Status s = device_.Synchronize(); !s.ok()) return s;
   return device_.ReadBuffer(*this, 0, dst, nbytes);
+}
+
+bool Buffer::CopiesDirectly(const Device& a, const Device& b) {
+  return &a.plugin() == &b.plugin() && a.plugin().api().copy_d2d != nullptr;
+}
+
+absl::Status Buffer::CopyFrom(Buffer& src, uint64_t nbytes) {
+  if (absl::Status s = CheckSize(device_, nbytes, nbytes_, "CopyFrom (destination)"); !s.ok()) return s;
+  if (absl::Status s = CheckSize(src.device_, nbytes, src.nbytes_, "CopyFrom (source)"); !s.ok()) return s;
+  if (nbytes == 0) return absl::OkStatus();
+  if (!CopiesDirectly(device_, src.device_)) {
+    std::vector<unsigned char> staging(nbytes);
+    if (absl::Status s = src.CopyOut(staging.data(), nbytes); !s.ok()) return s;
+    return CopyIn(staging.data(), nbytes);
+  }
+  if (absl::Status s = EnsureAllocated(); !s.ok()) return s;
+  if (absl::Status s = src.EnsureAllocated(); !s.ok()) return s;
+  if (absl::Status s = src.device_.Synchronize(); !s.ok()) return s;  // kernels writing |src| are done
+  return device_.CopyDeviceToDevice(*this, src, nbytes);
 }
 
 }  // namespace tg::runtime

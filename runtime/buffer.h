@@ -34,6 +34,12 @@ class Buffer {               // always held by std::shared_ptr; device memory al
   // errors surface here), then copies the first |nbytes| into |dst|.
   absl::Status CopyOut(void* dst, uint64_t nbytes);
   tg_buffer* handle() const;                                // nullptr until allocated
+  // Copies the first |nbytes| of |src| (possibly on another device) into this buffer. Directly with
+  // the plugin's copy_d2d when both devices belong to one plugin that has it (CopiesDirectly), else
+  // staged through host memory. Waits for |src|'s device first; synchronous. Allocates both.
+  absl::Status CopyFrom(Buffer& src, uint64_t nbytes);
+  // Whether bytes move between |a| and |b| without a stop in host memory (one plugin with copy_d2d).
+  static bool CopiesDirectly(const Device& a, const Device& b);
 
  private:
   Buffer(Device& device, uint64_t nbytes) : device_(device), nbytes_(nbytes) {}

@@ -49,10 +49,15 @@ void Optimizer::set_lr(double value) {
   if (!(value >= 0)) throw Error(std::string(name_) + ": the learning rate must be >= 0; got " + std::to_string(value));
   lr.realize();
   float f = static_cast<float>(value);
-  runtime::Buffer* buffer = compiler::RuntimeBuffer(compiler::BufferOfView(lr.uop()));
-  // Kernels already queued may still read the old value: let them finish before overwriting it.
-  compiler::ThrowIfError(buffer->device().Synchronize());
-  compiler::ThrowIfError(buffer->CopyIn(&f, sizeof f));
+  // One buffer, or one per device when the parameters are sharded (lr is replicated like them).
+  const UOpRef& view = lr.uop();
+  std::vector<UOpRef> copies = view->op() == Ops::kMulti ? view->src() : std::vector<UOpRef>{view};
+  for (const UOpRef& copy : copies) {
+    runtime::Buffer* buffer = compiler::RuntimeBuffer(compiler::BufferOfView(copy));
+    // Kernels already queued may still read the old value: let them finish before overwriting it.
+    compiler::ThrowIfError(buffer->device().Synchronize());
+    compiler::ThrowIfError(buffer->CopyIn(&f, sizeof f));
+  }
   lr_value_ = value;
 }
 
@@ -61,7 +66,8 @@ std::vector<Tensor> Optimizer::zeros_like_params() const {
   for (const Tensor& p : params_) {
     // Uploaded, not a broadcast constant: each state tensor needs a buffer of its own (see init.h).
     std::vector<float> zeros(static_cast<size_t>(p.numel()), 0.0f);
-    out.push_back(Tensor::from_vector(zeros, p.shape(), p.device()));
+    // A sharded parameter's state is sharded like it (uploaded to its first device, then split).
+    out.push_back(Tensor::from_vector(zeros, p.shape(), p.devices()[0]).shard_like(p));
   }
   return out;
 }

@@ -39,6 +39,7 @@ std::string VendorName(const std::string& vendor_id) {
 std::string Fingerprint(const std::string& arch) {
   const CCompiler& cc = FindCCompiler();
   std::string fp = arch + "|" + (cc.command.empty() ? "no C compiler" : cc.version) + "|";
+  for (size_t i = 1; i < cc.command.size(); ++i) fp += cc.command[i] + " ";  // flags inside $CC
   for (const std::string& f : BaseCompileFlags()) fp += f + " ";
   fp += "-lm|llvm-ir: libLLVM-15 ORC default<O2>";
   return fp;
@@ -60,23 +61,44 @@ void OrderDialects(tg_device* d) {
 
 }  // namespace
 
+uint32_t DeviceCount() {
+  static const uint32_t count = [] {
+    const char* env = getenv("TG_CPU_DEVICES");
+    if (env == nullptr || *env == '\0') return 1u;
+    char* end = nullptr;
+    long n = strtol(env, &end, 10);
+    if (end == env || *end != '\0' || n < 1) return 1u;  // a typo must not hide the device
+    return static_cast<uint32_t>(std::min<long>(n, kMaxDevices));
+  }();
+  return count;
+}
+
+uint32_t CoresOfDevice(uint32_t ordinal) {
+  uint32_t cores = std::max(1u, std::thread::hardware_concurrency()), count = DeviceCount();
+  uint32_t share = cores / count + (ordinal < cores % count ? 1 : 0);
+  return std::max(1u, share);
+}
+
 tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
   if (out_device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "device_open: out_device is NULL");
-  if (ordinal >= kDeviceCount) {
-    return MakeError(TG_CODE_NOT_FOUND, "device_open: no device " + std::to_string(ordinal) +
-                                            " (the CPU plugin has 1 device)");
+  if (ordinal >= DeviceCount()) {
+    return MakeError(TG_CODE_NOT_FOUND, "device_open: no device " + std::to_string(ordinal) + " (the CPU plugin has " +
+                                            std::to_string(DeviceCount()) + " device(s); TG_CPU_DEVICES sets how many)");
   }
   auto* d = new tg_device;
   d->ordinal = ordinal;
   const SimdTarget& simd = BestSimdTarget();
   d->name = CpuInfoField("model name");
   if (d->name.empty()) d->name = "host CPU";
+  if (DeviceCount() > 1)  // which slice of the host this device is
+    d->name += " (slice " + std::to_string(ordinal) + " of " + std::to_string(DeviceCount()) + ", " +
+               std::to_string(CoresOfDevice(ordinal)) + " cores)";
   d->vendor = VendorName(CpuInfoField("vendor_id"));
   d->arch = "x86_64-" + simd.name;
   d->fingerprint = Fingerprint(d->arch);
   long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
   d->global_mem_bytes = pages > 0 && page_size > 0 ? uint64_t(pages) * uint64_t(page_size) : 0;
-  d->compute_units = std::max(1u, std::thread::hardware_concurrency());
+  d->compute_units = CoresOfDevice(ordinal);
   d->vector_width = simd.float_lanes;
   OrderDialects(d);
   *out_device = d;

@@ -28,9 +28,16 @@ struct tg_device {
 
 namespace tg_cpu {
 
-constexpr uint32_t kDeviceCount = 1;
+// How many devices the plugin presents: TG_CPU_DEVICES (default 1, at most kMaxDevices), read once.
+// Each device owns an equal slice of the cores (its own thread pool), so shards of a tensor on
+// CPU:0 and CPU:1 run side by side like two accelerators would.
+constexpr uint32_t kMaxDevices = 64;
+uint32_t DeviceCount();
+// The cores device |ordinal| of DeviceCount() gets: hardware threads / count, spread the rest
+// over the first devices, at least 1.
+uint32_t CoresOfDevice(uint32_t ordinal);
 
-// Opens ordinal 0 (NOT_FOUND otherwise). Reads /proc/cpuinfo and sysconf, and asks the C compiler
+// Opens ordinal 0..DeviceCount()-1 (NOT_FOUND otherwise). Reads /proc/cpuinfo and sysconf, and asks the C compiler
 // for its version (the fingerprint), so the first open costs one compiler spawn.
 tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device);
 void CloseDevice(tg_device* device);

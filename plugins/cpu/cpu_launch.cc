@@ -45,11 +45,17 @@ tg_error* MarshalArgs(const tg_launch_args& a, std::vector<void*>* buffers,
 }
 
 // Runs every workgroup (x fastest) across the pool; returns the first nonzero kernel result.
-int32_t RunGroups(tg_c_kernel_fn fn, const tg_c_dispatch_state& dispatch) {
+// One device: every core. Several (TG_CPU_DEVICES): the device's own slice, so devices run in parallel.
+ThreadPool& PoolOf(const tg_device* device) {
+  if (DeviceCount() == 1) return ThreadPool::Global();
+  return ThreadPool::ForDevice(device->ordinal, device->compute_units);
+}
+
+int32_t RunGroups(ThreadPool& pool, tg_c_kernel_fn fn, const tg_c_dispatch_state& dispatch) {
   const uint64_t gx = dispatch.num_groups[0], gy = dispatch.num_groups[1];
   const uint64_t total = gx * gy * dispatch.num_groups[2];
   std::atomic<int32_t> failure{0};
-  ThreadPool::Global().ParallelFor(total, [&](uint64_t begin, uint64_t end, uint32_t worker) {
+  pool.ParallelFor(total, [&](uint64_t begin, uint64_t end, uint32_t worker) {
     tg_c_workgroup_state wg{};
     wg.struct_size = sizeof wg;
     wg.worker_id = worker;
@@ -96,7 +102,7 @@ tg_error* Launch(const tg_launch_args* raw) {
   dispatch.scalars = scalars.data();
 
   uint64_t start = MonotonicNs();
-  int32_t rc = RunGroups(a.program->fn, dispatch);
+  int32_t rc = RunGroups(PoolOf(a.program->device), a.program->fn, dispatch);
   uint64_t end = MonotonicNs();
   tg_code code = rc == 0 ? TG_CODE_OK : TG_CODE_INTERNAL;
   std::string message;

@@ -28,7 +28,7 @@ void Shutdown() { g_init_count.fetch_sub(1); }
 tg_error* DeviceCount(uint32_t* out) {
   return Guard([&]() -> tg_error* {
     if (out == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "device_count: NULL out_count");
-    *out = kDeviceCount;
+    *out = tg_cpu::DeviceCount();
     return nullptr;
   });
 }

@@ -23,6 +23,15 @@ ThreadPool& ThreadPool::Global() {
   return *pool;
 }
 
+ThreadPool& ThreadPool::ForDevice(uint32_t ordinal, uint32_t num_workers) {
+  static std::mutex mu;
+  static std::vector<ThreadPool*>* pools = new std::vector<ThreadPool*>();
+  std::lock_guard<std::mutex> lock(mu);
+  if (pools->size() <= ordinal) pools->resize(ordinal + 1, nullptr);
+  if ((*pools)[ordinal] == nullptr) (*pools)[ordinal] = new ThreadPool(num_workers);
+  return *(*pools)[ordinal];
+}
+
 void ThreadPool::RunChunk(const Body& body, uint64_t total, uint32_t chunks, uint32_t index) {
   uint64_t begin = total * index / chunks, end = total * (index + 1) / chunks;
   if (begin < end) body(begin, end, index);

@@ -32,6 +32,9 @@ class ThreadPool {
   // The process-wide pool, sized to the machine's cores (leaked on purpose: kernels may still be
   // running on detached host threads during static destruction).
   static ThreadPool& Global();
+  // The pool of CPU device |ordinal| when the plugin presents several (TG_CPU_DEVICES): sized to
+  // that device's share of the cores; created on first use and leaked like Global().
+  static ThreadPool& ForDevice(uint32_t ordinal, uint32_t num_workers);
 
  private:
   void WorkerLoop(uint32_t worker_id);

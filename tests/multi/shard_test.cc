@@ -1,0 +1,286 @@
+// Sharded tensors (issue 8 part 1) on the CPU plugin presented as two devices (TG_CPU_DEVICES=2, set by
+// the BUILD target): every op class gives the same values sharded as unsharded, forward and backward.
+#include <cstdlib>
+#include <functional>
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/allreduce.h"
+#include "compiler/buffer_node.h"
+#include "frontend/nn/nn.h"
+#include "ir/multi_arg.h"
+#include "frontend/tg.h"
+#include "gtest/gtest.h"
+
+namespace tg {
+namespace {
+
+// Deterministic data and a relative-tolerance comparison (as tests/frontend/test_util.h has them).
+inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(rng);
+  return v;
+}
+
+inline void ExpectAllNear(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << "at flat index " << i;
+}
+
+const std::vector<std::string> kTwo = {"CPU:0", "CPU:1"};
+
+Tensor Data(const Shape& shape, uint32_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return Tensor::from_vector(RandomFloats(static_cast<size_t>(n), seed), shape, "CPU");
+}
+
+// f on plain tensors and on the same tensors sharded as |axes| says (nullopt: replicated) agree.
+void ExpectSameSharded(const std::vector<Tensor>& inputs, const std::vector<std::optional<int>>& axes,
+                       const std::function<Tensor(const std::vector<Tensor>&)>& f, float tol = 1e-5f) {
+  std::vector<Tensor> sharded;
+  for (size_t i = 0; i < inputs.size(); ++i) sharded.push_back(inputs[i].shard(kTwo, axes[i]));
+  Tensor want = f(inputs), got = f(sharded);
+  EXPECT_EQ(got.shape(), want.shape());
+  EXPECT_EQ(got.device(), "(CPU, CPU:1)");
+  ExpectAllNear(got.to_vector<float>(), want.to_vector<float>(), tol);
+  ExpectAllNear(got.to("CPU").to_vector<float>(), want.to_vector<float>(), tol);  // gathered on one device
+}
+
+TEST(Shard, DevicesPropertiesAndRoundTrip) {
+  Tensor x = Data({6, 4}, 1);
+  Tensor s = x.shard(kTwo, 0);
+  EXPECT_EQ(s.device(), "(CPU, CPU:1)");
+  EXPECT_EQ(s.devices(), (std::vector<std::string>{"CPU", "CPU:1"}));
+  EXPECT_TRUE(s.is_sharded());
+  EXPECT_EQ(s.shard_axis(), 0);
+  EXPECT_EQ(s.shape(), (Shape{6, 4}));
+  EXPECT_FALSE(x.is_sharded());
+  EXPECT_EQ(x.shard(kTwo).shard_axis(), std::nullopt);
+  EXPECT_EQ(x.shard(kTwo, -1).shard_axis(), 1);
+  EXPECT_EQ(s.to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ(x.shard(kTwo, 1).to_vector<float>(), x.to_vector<float>());
+  EXPECT_EQ(x.shard(kTwo).to_vector<float>(), x.to_vector<float>());
+  s.realize();
+  EXPECT_EQ(s.uop()->op(), Ops::kMulti);  // realized: one buffer per device
+  EXPECT_EQ(s.uop()->src(0)->shape(), (Shape{3, 4}));
+  EXPECT_EQ(s.to("CPU:1").device(), "CPU:1");
+  EXPECT_EQ(s.to("CPU:1").to_vector<float>(), x.to_vector<float>());
+}
+
+TEST(Shard, UnevenShardsWork) {
+  Tensor x = Data({5, 3}, 2);
+  Tensor s = x.shard(kTwo, 0);
+  s.realize();
+  EXPECT_EQ(s.uop()->src(0)->shape(), (Shape{3, 3}));  // ceil(5 / 2), then the rest
+  EXPECT_EQ(s.uop()->src(1)->shape(), (Shape{2, 3}));
+  EXPECT_EQ(s.to_vector<float>(), x.to_vector<float>());
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return (t[0] * 2 + 1).sum({0}); });
+  ExpectSameSharded({x, Data({3}, 3)}, {0, std::nullopt}, [](const auto& t) { return (t[0] + t[1]).relu(); });
+  ExpectSameSharded({Data({1, 4}, 4)}, {0}, [](const auto& t) { return t[0].exp().sum(); });  // one empty shard
+}
+
+TEST(Shard, ElementwiseAndBroadcast) {
+  Tensor a = Data({4, 6}, 5), b = Data({4, 6}, 6), row = Data({6}, 7), col = Data({4, 1}, 8);
+  ExpectSameSharded({a, b}, {0, 0}, [](const auto& t) { return t[0] * t[1] + t[0].exp() - t[1].sigmoid(); });
+  ExpectSameSharded({a, b}, {1, 1}, [](const auto& t) { return t[0].maximum(t[1]).where(t[0], 3.0f); },
+                    1e-5f);
+  ExpectSameSharded({a, b}, {0, 1}, [](const auto& t) { return t[0] / (t[1].abs() + 1); });  // resharded
+  ExpectSameSharded({a, row}, {0, std::nullopt}, [](const auto& t) { return t[0] + t[1]; });
+  ExpectSameSharded({a, col}, {1, std::nullopt}, [](const auto& t) { return t[0] * t[1]; });
+  ExpectSameSharded({a, col}, {0, 0}, [](const auto& t) { return t[0] - t[1]; });
+  ExpectSameSharded({a}, {0}, [](const auto& t) { return (t[0] < 0.5f).where(t[0] * 2, t[0].full_like(1.0f)); });
+}
+
+TEST(Shard, MovementOps) {
+  Tensor x = Data({8, 3}, 9), y = Data({4, 3, 2}, 10);
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].reshape({2, 4, 3}) * 2; });   // splits the axis
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].reshape({4, 6}) + 1; });      // keeps it whole
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].permute({1, 0}).exp(); });    // moves it
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].transpose().matmul(t[0]); }, 1e-4f);
+  ExpectSameSharded({y}, {1}, [](const auto& t) { return t[0].reshape({4, 6}) + 1; });      // merges it: gathered
+  ExpectSameSharded({y}, {1}, [](const auto& t) { return t[0].flatten(); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].pad({{1, 2}, {0, 1}}); });     // pads the shard axis
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].pad({{0, 0}, {2, 1}}, 5.0f); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].shrink({{1, 7}, {0, 2}}); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].shrink({{0, 8}, {1, 3}}); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].flip({0}); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].flip({1}); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].reshape({8, 1, 3}).expand({8, 2, 3}); });
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0][{Slice{1, 6, 2}, 1}]; });
+  ExpectSameSharded({x, Data({2, 3}, 11)}, {0, 0}, [](const auto& t) { return t[0].cat({t[1]}, 0); });
+}
+
+TEST(Shard, Reductions) {
+  Tensor x = Data({6, 5}, 12);
+  for (std::optional<int> axis : {std::optional<int>(0), std::optional<int>(1), std::optional<int>()}) {
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].sum({0}); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].sum({1}, true); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].max({0}); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].min(); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].mean(); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return (t[0].abs() + 0.5f).prod({0}); }, 1e-4f);
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].softmax(0); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].log_softmax(1); });
+    ExpectSameSharded({x}, {axis}, [](const auto& t) { return t[0].std({0}); }, 1e-4f);
+  }
+}
+
+TEST(Shard, MatmulDataParallelAndWeightSharded) {
+  Tensor x = Data({8, 6}, 13), w = Data({6, 4}, 14);
+  ExpectSameSharded({x, w}, {0, std::nullopt}, [](const auto& t) { return t[0].matmul(t[1]); }, 1e-4f);  // batch
+  ExpectSameSharded({x, w}, {std::nullopt, 1}, [](const auto& t) { return t[0].matmul(t[1]); }, 1e-4f);  // columns
+  ExpectSameSharded({x, w}, {1, 0}, [](const auto& t) { return t[0].matmul(t[1]); }, 1e-4f);  // contraction: ALLREDUCE
+  ExpectSameSharded({x, w}, {0, 1}, [](const auto& t) { return t[0].matmul(t[1]).relu().sum({1}); }, 1e-4f);
+}
+
+TEST(Shard, IrOpsCarryTheirLayout) {
+  UOpRef a = compiler::NewBufferNode("CPU", dtypes::float32, 6), b = compiler::NewBufferNode("CPU:1", dtypes::float32, 4);
+  UOpRef m = MakeMulti({a->reshape({3, 2}), b->reshape({2, 2})}, 0, {"CPU", "CPU:1"});
+  EXPECT_EQ(m->shape(), (Shape{5, 2}));  // uneven shards add up along the axis
+  EXPECT_EQ(MultiArg::Of(*m).devices, (std::vector<std::string>{"CPU", "CPU:1"}));
+  EXPECT_THROW(MakeMulti({a->reshape({3, 2}), b->reshape({1, 4})}, 0, {"CPU", "CPU:1"}), Error);
+  EXPECT_THROW(MakeMulti({a}, 0, {"CPU", "CPU:1"}), Error);
+  UOpRef r = UOp::Make(Ops::kAllreduce, dtypes::float32, {a, a}, AllreduceArg{Ops::kMax, 1, {"CPU", "CPU:1"}}.Encode());
+  EXPECT_EQ(r->shape(), (Shape{6}));
+  EXPECT_EQ(AllreduceArg::Of(*r).op, Ops::kMax);
+  EXPECT_EQ(AllreduceArg::Of(*r).out, 1);
+  EXPECT_EQ(SplitDeviceTuple("(CPU, CPU:1)"), (std::vector<std::string>{"CPU", "CPU:1"}));
+  EXPECT_EQ(SplitDeviceTuple("CPU:1"), (std::vector<std::string>{"CPU:1"}));
+}
+
+// Two CPU devices copy directly (one plugin with copy_d2d): a ring of half-size hops. RING=0: each
+// device copies the other's whole partial.
+TEST(Shard, AllreduceLowersToARingOrToStagedCopies) {
+  std::vector<std::string> devs = {"CPU", "CPU:1"};
+  UOpRef a = compiler::NewBufferNode("CPU", dtypes::float32, 8), b = compiler::NewBufferNode("CPU:1", dtypes::float32, 8);
+  auto copies = [&] {
+    std::vector<UOpRef> outs;
+    for (int64_t out = 0; out < 2; ++out)
+      outs.push_back(UOp::Make(Ops::kAllreduce, dtypes::float32, {a, b}, AllreduceArg{Ops::kAdd, out, devs}.Encode()));
+    std::vector<int64_t> sizes;
+    for (const UOpRef& n : UOp::Sink(compiler::LowerAllreduces(outs))->toposort()) {
+      EXPECT_NE(n->op(), Ops::kAllreduce);
+      if (n->op() == Ops::kCopy) sizes.push_back(n->numel());
+    }
+    return sizes;
+  };
+  EXPECT_EQ(copies(), (std::vector<int64_t>{4, 4, 4, 4}));  // 2 reduce-scatter + 2 all-gather hops
+  setenv("RING", "0", 1);
+  EXPECT_EQ(copies(), (std::vector<int64_t>{8, 8}));
+  unsetenv("RING");
+}
+
+TEST(Shard, StagedAllreduceMatchesTheRing) {
+  Tensor x = Data({8, 6}, 15), w = Data({6, 4}, 16);
+  setenv("RING", "0", 1);  // naive: every device copies every other partial (the mixed-plugin path)
+  ExpectSameSharded({x, w}, {1, 0}, [](const auto& t) { return t[0].matmul(t[1]); }, 1e-4f);
+  ExpectSameSharded({x}, {0}, [](const auto& t) { return t[0].max({0}); });
+  unsetenv("RING");
+}
+
+TEST(Shard, ConstantsAndCreationOnADeviceTuple) {
+  Tensor z = Tensor::zeros({3, 2}, dtypes::float32, "(CPU:0, CPU:1)");
+  EXPECT_EQ(z.device(), "(CPU, CPU:1)");
+  EXPECT_EQ(z.to_vector<float>(), std::vector<float>(6, 0.0f));
+  Tensor r = Tensor::from_vector<float>({1, 2, 3}, Shape{3}, "(CPU, CPU:1)");
+  EXPECT_EQ(r.shard_axis(), std::nullopt);
+  EXPECT_EQ((r * 2).to_vector<float>(), (std::vector<float>{2, 4, 6}));
+  Tensor s = Data({4, 3}, 17).shard(kTwo, 0);
+  ExpectAllNear((s + r).to_vector<float>(), (Data({4, 3}, 17) + Tensor::from_vector<float>({1, 2, 3})).to_vector<float>());
+}
+
+TEST(Shard, ClearErrors) {
+  Tensor s = Data({4, 3}, 18).shard(kTwo, 0);
+  Tensor plain = Data({4, 3}, 19);
+  EXPECT_THROW(s + plain, Error);                              // different devices
+  EXPECT_THROW(Data({4}, 1).shard({"CPU:0", "CPU:0"}, 0), Error);  // one device twice
+  EXPECT_THROW(Data({4}, 1).shard(kTwo, 2), Error);                // no such axis
+  EXPECT_THROW(s.shard({"CPU:1", "CPU:0"}, 1), Error);             // already sharded
+  EXPECT_THROW(Data({4}, 1).shard({"CPU:0", "NOPE:7"}, 0), Error);
+}
+
+TEST(Shard, BackwardMatchesUnsharded) {
+  Tensor x = Data({8, 6}, 20), w = Data({6, 4}, 21);
+  auto loss = [](const Tensor& a, const Tensor& b) { return (a.matmul(b).relu() * 0.5f).softmax(1).square().sum(); };
+  Tensor wp = Tensor::from_vector(w.to_vector<float>(), Shape{6, 4}, "CPU");
+  wp.requires_grad(true);
+  loss(x, wp).backward();
+  for (auto [xa, wa] : {std::pair<std::optional<int>, std::optional<int>>{0, std::nullopt}, {std::nullopt, 1}, {1, 0}}) {
+    Tensor xs = x.shard(kTwo, xa);
+    Tensor ws = Tensor::from_vector(w.to_vector<float>(), Shape{6, 4}, "CPU").shard(kTwo, wa);
+    ws.requires_grad(true);
+    loss(xs, ws).backward();
+    Tensor g = ws.grad();
+    EXPECT_EQ(g.device(), "(CPU, CPU:1)");
+    ExpectAllNear(g.to_vector<float>(), wp.grad().to_vector<float>(), 1e-4f);
+    // and through gradient(): the input's gradient too
+    std::vector<Tensor> gx = loss(xs, ws.detach()).gradient({xs});
+    std::vector<Tensor> want = loss(x, wp.detach()).gradient({x});
+    ExpectAllNear(gx[0].to_vector<float>(), want[0].to_vector<float>(), 1e-4f);
+  }
+}
+
+// tg::Jit replays the captured per-device kernels on each call's own shards.
+TEST(Shard, JitReplaysWithShardedInputs) {
+  Tensor w = Data({6, 4}, 40).shard(kTwo);
+  Jit f([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0].matmul(w).sum({1})}; });
+  for (int call = 0; call < 4; ++call) {
+    Tensor x = Data({8, 6}, 50 + call);
+    Tensor got = f({x.shard(kTwo, 0)})[0];
+    ExpectAllNear(got.to_vector<float>(), x.matmul(Data({6, 4}, 40)).sum({1}).to_vector<float>(), 1e-4f);
+  }
+  EXPECT_THROW(f({Data({8, 6}, 60).shard(kTwo, 1)}), Error);  // another split than the capture's
+}
+
+// Two-layer MLP, data parallel (batch sharded, weights replicated) and tensor parallel (hidden units
+// sharded): after several SGD steps the parameters equal the single-device run's.
+std::vector<std::vector<float>> TrainMlp(std::optional<int> batch_axis, std::optional<int> w1_axis,
+                                         std::optional<int> w2_axis, bool sharded) {
+  Tensor x = Data({16, 8}, 30);
+  Tensor y = Tensor::from_vector<int32_t>({0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0}, Shape{16}, "CPU");
+  Tensor w1 = Data({8, 12}, 31) * 0.3f, w2 = Data({12, 3}, 32) * 0.3f;
+  w1 = Tensor::from_vector(w1.to_vector<float>(), Shape{8, 12}, "CPU");
+  w2 = Tensor::from_vector(w2.to_vector<float>(), Shape{12, 3}, "CPU");
+  if (sharded) {
+    x = x.shard(kTwo, batch_axis);
+    y = y.shard(kTwo, batch_axis);
+    w1.shard_(kTwo, w1_axis);
+    w2.shard_(kTwo, w2_axis);
+  }
+  w1.requires_grad(true);
+  w2.requires_grad(true);
+  nn::SGD opt({w1, w2}, 0.2);
+  opt.set_lr(0.1);  // on every device's copy of lr
+  Training on;
+  for (int step = 0; step < 4; ++step) {
+    opt.zero_grad();
+    Tensor loss = x.matmul(w1).relu().matmul(w2).sparse_categorical_crossentropy(y);
+    loss.backward();
+    opt.step();
+  }
+  if (sharded) {
+    EXPECT_EQ(w1.device(), "(CPU, CPU:1)");
+    EXPECT_EQ(w1.shard_axis(), w1_axis);  // updated in place: the layout stays
+  }
+  return {w1.to_vector<float>(), w2.to_vector<float>()};
+}
+
+TEST(Shard, MlpTrainingStepsEqualUnsharded) {
+  std::vector<std::vector<float>> want = TrainMlp(std::nullopt, std::nullopt, std::nullopt, false);
+  for (auto [b, a1, a2] : {std::tuple<std::optional<int>, std::optional<int>, std::optional<int>>{0, std::nullopt, std::nullopt},
+                          {std::nullopt, 1, 0}, {0, 1, 0}}) {
+    std::vector<std::vector<float>> got = TrainMlp(b, a1, a2, true);
+    ExpectAllNear(got[0], want[0], 1e-4f);
+    ExpectAllNear(got[1], want[1], 1e-4f);
+  }
+}
+
+}  // namespace
+}  // namespace tg
