@@ -56,6 +56,7 @@ def tinygrad_cc_dependencies():
     _system(existing, "sqlite", "/usr/include", "sqlite.BUILD")  # libsqlite3-dev
     _system(existing, "onnx", "/usr/include/onnx", "onnx.BUILD")  # libonnx-dev libprotobuf-dev
     _system(existing, "zlib", "/usr/include", "zlib.BUILD")  # zlib1g-dev
+    _system(existing, "openmpi", "/usr/lib/x86_64-linux-gnu/openmpi", "openmpi.BUILD")  # libopenmpi-dev openmpi-bin
 
     # CUDA toolkit: not a Debian package (/usr/local/cuda ships with some machine images). Only
     # targets tagged "manual" use it, so //... never needs it; the CUDA plugin dlopen()s the driver

@@ -33,6 +33,8 @@ class Optimizer {
   void set_lr(double lr);
   double get_lr() const { return lr_value_; }
   const std::vector<Tensor>& params() const { return params_; }
+  // The tensors given that take no gradient (running statistics): realized with each step, not updated.
+  const std::vector<Tensor>& buffers() const { return buffers_; }
 
   Tensor lr;  // shape (1,), float32
 
