@@ -1,6 +1,7 @@
 // Neural-network ONNX ops: Conv/ConvTranspose, pools, Gemm/MatMul/Einsum, the normalizations, LRN,
 // Dropout (inference), and the two losses. ONNX pads list every begin then every end, first axis first;
 // the Tensor API takes PyTorch's flat order (last axis first, before/after pairs): FlatPads converts.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -57,6 +58,25 @@ Tensor Conv(Ctx& c, const Tensor& x, const Tensor& w, const std::optional<Tensor
   return x.conv2d(w, bias, c.attr_int("group", 1), s, d, FlatPads(ResolvePads(c, x, k, s, d)));
 }
 
+// A 2-D ConvTranspose whose kernel equals its stride (no padding, dilation or groups), as in upsampling
+// heads (PaddleOCR's detector): every input pixel writes its own kh x kw output patch, so the op is one
+// matmul over the input channels. The general lowering convolves a zero-dilated input instead, doing
+// kh*kw times the multiply-adds (three quarters of them on zeros for 2x2).
+bool IsPatchScatter(const Tensor& x, const Ints& k, const Ints& s, const Ints& d, const Ints& pads, const Ints& op,
+                    int64_t group) {
+  auto all_zero = [](const Ints& v) { return std::all_of(v.begin(), v.end(), [](int64_t e) { return e == 0; }); };
+  return x.ndim() == 4 && k.size() == 2 && k == s && d == Ints{1, 1} && group == 1 && all_zero(pads) && all_zero(op);
+}
+
+// y[n, o, h*kh + i, w*kw + j] = sum_c x[n, c, h, w] * W[c, o, i, j] (+ b[o]).
+Tensor PatchScatter(const Tensor& x, const Tensor& w, const std::optional<Tensor>& bias) {
+  int64_t n = x.shape()[0], c = x.shape()[1], h = x.shape()[2], wd = x.shape()[3];
+  int64_t o = w.shape()[1], kh = w.shape()[2], kw = w.shape()[3];
+  Tensor patches = x.permute({0, 2, 3, 1}).reshape({n * h * wd, c}).matmul(w.reshape({c, o * kh * kw}));
+  Tensor y = patches.reshape({n, h, wd, o, kh, kw}).permute({0, 3, 1, 4, 2, 5}).reshape({n, o, h * kh, wd * kw});
+  return bias ? y + bias->reshape({1, o, 1, 1}) : y;
+}
+
 Tensor ConvTranspose(Ctx& c) {
   const Tensor& x = c.in(0);
   const Tensor& w = c.in(1);
@@ -89,6 +109,7 @@ Tensor ConvTranspose(Ctx& c) {
       pads.assign(2 * n, 0);
     }
   }
+  if (IsPatchScatter(x, k, s, d, pads, op, c.attr_int("group", 1))) return PatchScatter(x, w, c.opt(2));
   return x.conv_transpose2d(w, c.opt(2), c.attr_int("group", 1), s, d, FlatPads(pads), op);
 }
 

@@ -67,6 +67,13 @@ inline void IntAttr(::onnx::NodeProto& n, const std::string& name, int64_t v) {
   a->set_i(v);
 }
 
+inline void IntsAttr(::onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::INTS);
+  for (int64_t e : v) a->add_ints(e);
+}
+
 inline ::onnx::ModelProto Model(::onnx::GraphProto graph, int64_t opset = 13) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);

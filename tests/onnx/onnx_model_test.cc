@@ -205,6 +205,50 @@ TEST(OnnxModel, UnsupportedOpNamesOpDomainOpsetAndNode) {
   }
 }
 
+// ConvTranspose with kernel == stride (PaddleOCR's upsampling head) is lowered as one matmul that scatters
+// a kh x kw patch per input pixel; kernel 2 stride 1 takes the general lowering. Both must match the
+// definition y[n, o, h*s + i, w*s + j] += x[n, c, h, w] * W[c, o, i, j], plus the bias.
+std::vector<float> ConvTransposeByDefinition(const std::vector<float>& x, const std::vector<float>& w,
+                                             const std::vector<float>& b, int64_t c, int64_t h, int64_t wd,
+                                             int64_t o, int64_t k, int64_t s) {
+  int64_t oh = (h - 1) * s + k, ow = (wd - 1) * s + k;
+  std::vector<float> y(o * oh * ow);
+  for (int64_t oc = 0; oc < o; ++oc)
+    for (int64_t i = 0; i < oh * ow; ++i) y[oc * oh * ow + i] = b[oc];
+  for (int64_t ic = 0; ic < c; ++ic)
+    for (int64_t yy = 0; yy < h; ++yy)
+      for (int64_t xx = 0; xx < wd; ++xx)
+        for (int64_t oc = 0; oc < o; ++oc)
+          for (int64_t i = 0; i < k; ++i)
+            for (int64_t j = 0; j < k; ++j)
+              y[(oc * oh + yy * s + i) * ow + xx * s + j] +=
+                  x[(ic * h + yy) * wd + xx] * w[((ic * o + oc) * k + i) * k + j];
+  return y;
+}
+
+TEST(OnnxModel, ConvTransposeWithKernelEqualToStrideMatchesItsDefinition) {
+  const int64_t c = 3, h = 2, wd = 3, o = 2, k = 2;
+  std::vector<float> x(c * h * wd), w(c * o * k * k), b = {0.25f, -1.5f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>(i % 7) - 1.0f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.25f * static_cast<float>(i % 5) - 0.5f;
+  for (int64_t stride : {2, 1}) {  // 2: the matmul lowering; 1: the general one
+    int64_t oh = (h - 1) * stride + k, ow = (wd - 1) * stride + k;
+    ::onnx::GraphProto g;
+    *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {1, c, h, wd});
+    *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {1, o, oh, ow});
+    *g.add_initializer() = FloatTensor("W", {c, o, k, k}, w);
+    *g.add_initializer() = FloatTensor("B", {o}, b);
+    ::onnx::NodeProto n = Node("ConvTranspose", {"x", "W", "B"}, {"y"});
+    IntsAttr(n, "kernel_shape", {k, k});
+    IntsAttr(n, "strides", {stride, stride});
+    *g.add_node() = n;
+    Tensor y = onnx::load_from_bytes(Bytes(Model(g, 11))).run({{"x", Tensor::from_vector(x, Shape{1, c, h, wd})}}).at("y");
+    EXPECT_EQ(y.shape(), (Shape{1, o, oh, ow})) << "stride " << stride;
+    EXPECT_THAT(y.to_vector<float>(), Pointwise(FloatNear(1e-5f), ConvTransposeByDefinition(x, w, b, c, h, wd, o, k, stride)))
+        << "stride " << stride;
+  }
+}
+
 TEST(OnnxModel, MissingFileAndNotAModel) {
   EXPECT_THROW(onnx::load(TempDir() + "/does_not_exist.onnx"), Error);
   EXPECT_THROW(onnx::load_from_bytes("this is not protobuf at all \xff\xff\xff"), Error);
