@@ -104,9 +104,17 @@ const CCompiler& FindCCompiler() {
 // path, which emits add/sub/mul without nsw). Without it, C calls INT_MIN's negation undefined and gcc
 // may fold "-a < -b" into "b < a", which is wrong for INT_MIN (UBSan found it in sort's generated max
 // of negated values, issue 9).
+//
+// -fno-tree-loop-vectorize (gcc only): gcc 12.2's loop vectorizer miscompiles reductions that read with a
+// negative stride over several loops (a flipped tensor's sum: tests/fuzz/program_regression_test.cc has the
+// reproducer, found by the differential fuzzer). Our kernels carry their own vector code, so what this turns
+// off is only gcc's auto-vectorization of the scalar loops.
 const std::vector<std::string>& BaseCompileFlags() {
-  static const std::vector<std::string> flags = {"-O2", "-march=native", "-shared", "-fPIC", "-fwrapv",
-                                                 TG_CPU_KERNEL_SANITIZER};
+  static const std::vector<std::string> flags = [] {
+    std::vector<std::string> f = {"-O2", "-march=native", "-shared", "-fPIC", "-fwrapv", TG_CPU_KERNEL_SANITIZER};
+    if (FindCCompiler().version.find("clang") == std::string::npos) f.push_back("-fno-tree-loop-vectorize");
+    return f;
+  }();
   return flags;
 }
 
