@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <random>
 #include <vector>
 
 namespace tg_cpu {
@@ -100,9 +101,16 @@ std::string HashHex(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
+// The pid alone is not unique: processes in different PID namespaces (containers, Bazel's sandboxed tests)
+// share a cache directory with the same small pids, and two of them compiling the same kernel wrote, read
+// and removed one temporary file. A random per-process nonce keeps their names apart.
 std::string TempNameFor(const std::string& path) {
+  static const uint64_t nonce = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
   static std::atomic<uint64_t> counter{0};
-  return path + ".tmp" + std::to_string(getpid()) + "_" + std::to_string(counter++);
+  char suffix[64];
+  snprintf(suffix, sizeof suffix, ".tmp%d_%016llx_%llu", static_cast<int>(getpid()),
+           static_cast<unsigned long long>(nonce), static_cast<unsigned long long>(counter++));
+  return path + suffix;
 }
 
 bool FileExists(const std::string& path) { return access(path.c_str(), R_OK) == 0; }

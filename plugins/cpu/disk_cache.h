@@ -25,7 +25,7 @@ bool WriteFileAtomic(const std::string& path, std::string_view data, std::string
 // Reads a whole file. Returns false with |why| set on failure.
 bool ReadFile(const std::string& path, std::string* out, std::string* why);
 
-// Unique temporary name beside |path| (pid + counter), for writers that produce the file themselves
+// Unique temporary name beside |path| (pid + random per-process nonce + counter), for writers that produce the file themselves
 // (the C compiler) and then rename it into place.
 std::string TempNameFor(const std::string& path);
 
