@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "frontend/jit.h"
+#include "frontend/nn/optim.h"
 #include "frontend/tg.h"
 #include "tools/bench/adam.h"
 #include "tools/bench/models.h"
@@ -22,6 +24,26 @@ class MlpTrainer {
   Mlp mlp_;
   Adam adam_;
   Tensor x_, labels_;
+};
+
+// The same step (same seed, model, data, Adam hyper-parameters) under tg::Jit: the third Step() on
+// replays the kernels captured by the second. Adam is tg::nn::Adam, whose updates assign the parameters and
+// moments in place, as a replay needs. Not copyable or movable: the jitted function points at this.
+class JitMlpTrainer {
+ public:
+  explicit JitMlpTrainer(const std::string& device);
+  JitMlpTrainer(const JitMlpTrainer&) = delete;
+  JitMlpTrainer& operator=(const JitMlpTrainer&) = delete;
+  // One training step; returns the loss, realized. The loss is the same buffer on every replay:
+  // read it before the next Step() if it must survive.
+  Tensor Step();
+  size_t captured_kernels() const { return step_.captured_kernels(); }
+
+ private:
+  Mlp mlp_;
+  nn::Adam adam_;
+  Tensor x_, labels_;
+  Jit step_;
 };
 
 }  // namespace tg::bench

@@ -1,4 +1,5 @@
 // W5 (MLP training step) and W6 (transformer block forward + backward), models as the torch peer's.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -34,6 +35,21 @@ void RunMlpTrain(benchmark::State& state, const std::string& device, int warmup)
   // A falling loss is the cheap evidence that the step computes a real gradient and update.
   state.SetLabel(LossLabel(first_loss, trainer.Step().item<float>()));
   Publish(state, "W5_mlp_train", device, t, 1.0 / t.median_s, "steps/s");
+}
+
+void RunMlpTrainJit(benchmark::State& state, const std::string& device, int warmup) {
+  JitMlpTrainer trainer(device);
+  float first_loss = 0;
+  bool first = true;
+  auto step = [&] {
+    Tensor loss = trainer.Step();  // call 1 runs, call 2 captures (both untimed: first run, warm-up), then replays
+    SyncDevice(device);
+    if (first) first_loss = loss.item<float>(), first = false;
+  };
+  Timed t = TimeRuns(state, step, std::max(warmup, 3));  // timed runs must all be replays
+  state.SetLabel(LossLabel(first_loss, trainer.Step().item<float>()) + ", " +
+                 std::to_string(trainer.captured_kernels()) + " kernels replayed");
+  Publish(state, "W5_mlp_train_jit", device, t, 1.0 / t.median_s, "steps/s");
 }
 
 void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warmup) {

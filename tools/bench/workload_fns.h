@@ -17,8 +17,10 @@ void RunSum(benchmark::State& state, const std::string& device, int warmup);    
 void RunSoftmax(benchmark::State& state, const std::string& device, int warmup);            // W3b
 void RunConv2d(benchmark::State& state, const std::string& device, int warmup);             // W4
 void RunDispatch(benchmark::State& state, const std::string& device, int warmup);           // W7
+void RunDispatchJit(benchmark::State& state, const std::string& device, int warmup);        // W7, tg::Jit replays
 // training_workloads.cc
 void RunMlpTrain(benchmark::State& state, const std::string& device, int warmup);           // W5
+void RunMlpTrainJit(benchmark::State& state, const std::string& device, int warmup);        // W5 under tg::Jit
 void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warmup);        // W6
 
 }  // namespace tg::bench
