@@ -26,6 +26,7 @@
 
 #include "gtest/gtest.h"
 #include "plugins/abi/tg_plugin.h"
+#include "tests/plugins/plugin_test_util.h"
 #include "tests/runtime/test_kernels.h"
 
 extern char** environ;
@@ -81,19 +82,8 @@ bool CompileAndRun(int k) {
             Ok(api->copy_h2d(nullptr, bx, 0, x.data(), n * 4, nullptr), "h2d") &&
             Ok(api->copy_h2d(nullptr, by, 0, y.data(), n * 4, nullptr), "h2d");
   if (ok) {
-    tg_arg args[4] = {};
-    args[0].kind = args[1].kind = args[2].kind = TG_ARG_BUFFER;
-    args[0].buffer = bo, args[1].buffer = bx, args[2].buffer = by;
-    args[3].kind = TG_ARG_I32;
-    args[3].value = n;
-    tg_launch_args la{};
-    la.struct_size = sizeof la;
-    la.program = prog;
-    la.num_groups[0] = (n + 31) / 32, la.num_groups[1] = la.num_groups[2] = 1;
-    la.group_size[0] = 32, la.group_size[1] = la.group_size[2] = 1;
-    la.args = args;
-    la.num_args = 4;
-    ok = Ok(api->launch(&la), "launch") && Ok(api->stream_sync(dev, nullptr), "sync") &&
+    tg::testing::ThreeBufferLaunch launch(prog, bo, bx, by, n);
+    ok = Ok(api->launch(&launch.la), "launch") && Ok(api->stream_sync(dev, nullptr), "sync") &&
          Ok(api->copy_d2h(nullptr, out.data(), bo, 0, n * 4, nullptr), "d2h");
   }
   for (int i = 0; ok && i < n; ++i) {

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "plugins/abi/tg_plugin.h"
+#include "tests/plugins/plugin_test_util.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace {
@@ -89,19 +90,8 @@ TEST(CpuMultiDevice, KernelsRunOnEachDeviceAndCopyBetweenThem) {
   Ok(Api()->buffer_alloc(d0, n * 4, 0, &b0));
   Ok(Api()->copy_h2d(nullptr, bx, 0, x.data(), n * 4, nullptr));
   Ok(Api()->copy_h2d(nullptr, by, 0, y.data(), n * 4, nullptr));
-  tg_arg args[4] = {};
-  args[0].kind = args[1].kind = args[2].kind = TG_ARG_BUFFER;
-  args[0].buffer = bo, args[1].buffer = bx, args[2].buffer = by;
-  args[3].kind = TG_ARG_I32;
-  args[3].value = n;
-  tg_launch_args la{};
-  la.struct_size = sizeof la;
-  la.program = prog;
-  la.num_groups[0] = (n + 31) / 32, la.num_groups[1] = la.num_groups[2] = 1;
-  la.group_size[0] = 32, la.group_size[1] = la.group_size[2] = 1;
-  la.args = args;
-  la.num_args = 4;
-  Ok(Api()->launch(&la));
+  tg::testing::ThreeBufferLaunch launch(prog, bo, bx, by, n);
+  Ok(Api()->launch(&launch.la));
   Ok(Api()->stream_sync(d1, nullptr));
   ASSERT_NE(Api()->copy_d2d, nullptr);
   Ok(Api()->copy_d2d(nullptr, b0, 0, bo, 0, n * 4, nullptr));

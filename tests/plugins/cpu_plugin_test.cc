@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "plugins/abi/tg_plugin.h"
 #include "tests/plugins/damaged_binaries.h"
+#include "tests/plugins/plugin_test_util.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace {
@@ -71,18 +72,8 @@ class CpuPluginTest : public ::testing::Test {
     Ok(api_->buffer_alloc(dev_, n * 4, 0, &bo));
     Ok(api_->copy_h2d(nullptr, ba, 0, a.data(), n * 4, nullptr));
     Ok(api_->copy_h2d(nullptr, bb, 0, b.data(), n * 4, nullptr));
-    tg_arg args[4] = {};
-    args[0].kind = args[1].kind = args[2].kind = TG_ARG_BUFFER;
-    args[0].buffer = bo, args[1].buffer = ba, args[2].buffer = bb;
-    args[3].kind = TG_ARG_I32;
-    args[3].value = n;
-    tg_launch_args la{};
-    la.struct_size = sizeof la;
-    la.program = prog;
-    la.num_groups[0] = (n + 31) / 32, la.num_groups[1] = la.num_groups[2] = 1;
-    la.group_size[0] = 32, la.group_size[1] = la.group_size[2] = 1;
-    la.args = args;
-    la.num_args = 4;
+    tg::testing::ThreeBufferLaunch launch(prog, bo, ba, bb, n);
+    tg_launch_args& la = launch.la;
     la.flags = TG_LAUNCH_PROFILE;
     tg_event* ev = nullptr;
     la.out_done = &ev;

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -29,6 +30,28 @@ inline const tg_plugin_api* LoadPluginApi(const char* path) {
   EXPECT_EQ(get(TG_ABI_MAJOR + 1, 0), nullptr);  // another major: NULL, no crash
   return get(TG_ABI_MAJOR, TG_ABI_MINOR);
 }
+
+// The launch of a test kernel over buffers (out, a, b) and the int32 scalar n, in groups of 32 work
+// items: the signature of test_kernels.h's kernels. Owns its args, so |la| stays valid while it lives.
+struct ThreeBufferLaunch {
+  ThreeBufferLaunch(tg_program* program, tg_buffer* out, tg_buffer* a, tg_buffer* b, int32_t n) {
+    args[0].kind = args[1].kind = args[2].kind = TG_ARG_BUFFER;
+    args[0].buffer = out, args[1].buffer = a, args[2].buffer = b;
+    args[3].kind = TG_ARG_I32;
+    args[3].value = n;
+    la.struct_size = sizeof la;
+    la.program = program;
+    la.num_groups[0] = (n + 31) / 32, la.num_groups[1] = la.num_groups[2] = 1;
+    la.group_size[0] = 32, la.group_size[1] = la.group_size[2] = 1;
+    la.args = args;
+    la.num_args = 4;
+  }
+  ThreeBufferLaunch(const ThreeBufferLaunch&) = delete;  // |la| points into |args|
+  ThreeBufferLaunch& operator=(const ThreeBufferLaunch&) = delete;
+
+  tg_arg args[4] = {};
+  tg_launch_args la{};
+};
 
 // Finds the extension |name| in |api|'s chain, or NULL.
 inline const tg_ext* FindExtension(const tg_plugin_api* api, const char* name) {
