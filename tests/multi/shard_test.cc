@@ -14,24 +14,13 @@
 #include "ir/multi_arg.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
+#include "tests/frontend/test_util.h"
 
 namespace tg {
 namespace {
 
-// Deterministic data and a relative-tolerance comparison (as tests/frontend/test_util.h has them).
-inline std::vector<float> RandomFloats(size_t n, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
-
-inline void ExpectAllNear(const std::vector<float>& got, const std::vector<float>& want, float tol = 1e-5f) {
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i)
-    ASSERT_NEAR(got[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << "at flat index " << i;
-}
+using tg::testing::ExpectAllNear;
+using tg::testing::RandomFloats;
 
 const std::vector<std::string> kTwo = {"CPU:0", "CPU:1"};
 
