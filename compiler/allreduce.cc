@@ -9,16 +9,9 @@
 #include "ir/error.h"
 #include "ir/multi_arg.h"
 #include "runtime/buffer.h"
-#include "runtime/device_registry.h"
 
 namespace tg::compiler {
 namespace {
-
-runtime::Device& DeviceNamed(const std::string& name) {
-  absl::StatusOr<runtime::Device*> d = runtime::DeviceRegistry::Global().GetDevice(name);
-  ThrowIfError(d.status());
-  return **d;
-}
 
 // The ring needs every hop to be a direct copy; RING=0 forces the staged form (for tests).
 bool UsesRing(const std::vector<std::string>& devices) {

@@ -20,13 +20,16 @@ UOpRef NewBufferNodeSharing(const std::string& device, DType dtype, int64_t nume
 }
 
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel) {
-  absl::StatusOr<runtime::Device*> dev = runtime::DeviceRegistry::Global().GetDevice(device);
-  ThrowIfError(dev.status());
+  runtime::Device& dev = DeviceNamed(device);
   std::shared_ptr<void> storage;
-  if (numel > 0)
-    storage = runtime::Buffer::Create(**dev, static_cast<uint64_t>(numel) * dtype.itemsize());
-  return UOp::Make(Ops::kBuffer, dtype, {},
-                   BufferArg{next_id++, (*dev)->name(), numel, std::move(storage)});
+  if (numel > 0) storage = runtime::Buffer::Create(dev, static_cast<uint64_t>(numel) * dtype.itemsize());
+  return UOp::Make(Ops::kBuffer, dtype, {}, BufferArg{next_id++, dev.name(), numel, std::move(storage)});
+}
+
+runtime::Device& DeviceNamed(const std::string& name) {
+  absl::StatusOr<runtime::Device*> device = runtime::DeviceRegistry::Global().GetDevice(name);
+  ThrowIfError(device.status());
+  return **device;
 }
 
 runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node) {

@@ -16,16 +16,9 @@
 #include "compiler/schedule_cache.h"
 #include "ir/env.h"
 #include "ir/error.h"
-#include "runtime/device_registry.h"
 
 namespace tg::compiler {
 namespace {
-
-runtime::Device& DeviceNamed(const std::string& name) {
-  absl::StatusOr<runtime::Device*> device = runtime::DeviceRegistry::Global().GetDevice(name);
-  ThrowIfError(device.status());
-  return **device;
-}
 
 struct CompiledKernel {
   GeneratedKernel kernel;
