@@ -44,6 +44,16 @@ using tg::apps::MnistSplit;
 constexpr int64_t kEvalBatch = 1000;
 
 // Test accuracy with the running BatchNorm statistics, in fixed-size batches under a JIT of its own.
+// One training-mode forward pass and backward pass of |model| on a batch: {loss, batch accuracy}, with
+// the parameters' gradients filled in.
+std::pair<Tensor, Tensor> ForwardBackward(MnistCnn& model, const Tensor& x, const Tensor& y) {
+  Tensor logits = model(x);
+  Tensor loss = logits.sparse_categorical_crossentropy(y);
+  loss.backward();
+  Tensor acc = (logits.argmax(-1).cast(tg::dtypes::int32) == y).cast(tg::dtypes::float32).mean();
+  return {loss, acc};
+}
+
 double Evaluate(MnistCnn& model, const MnistSplit& test, const std::string& device) {
   tg::Jit predict([&](const std::vector<Tensor>& in) {
     return std::vector<Tensor>{(model(in[0]).argmax(-1).cast(tg::dtypes::int32) == in[1]).sum()};
@@ -90,10 +100,7 @@ struct DistributedTrainer {
         backward([this, &model](const std::vector<Tensor>& in) {
           tg::Training on;
           opt.zero_grad();
-          Tensor logits = model(in[0]);
-          Tensor loss = logits.sparse_categorical_crossentropy(in[1]);
-          loss.backward();
-          Tensor acc = (logits.argmax(-1).cast(tg::dtypes::int32) == in[1]).cast(tg::dtypes::float32).mean();
+          auto [loss, acc] = ForwardBackward(model, in[0], in[1]);
           std::vector<Tensor> out = {loss, acc, opt.flat_gradients()};
           out.insert(out.end(), opt.buffers().begin(), opt.buffers().end());  // running statistics
           return out;
@@ -218,10 +225,7 @@ int Run() {
   tg::Jit step([&](const std::vector<Tensor>& in) {
     tg::Training on;
     opt.zero_grad();
-    Tensor logits = model(in[0]);
-    Tensor loss = logits.sparse_categorical_crossentropy(in[1]);
-    loss.backward();
-    Tensor acc = (logits.argmax(-1).cast(tg::dtypes::int32) == in[1]).cast(tg::dtypes::float32).mean();
+    auto [loss, acc] = ForwardBackward(model, in[0], in[1]);
     std::vector<Tensor> out = {loss, acc};
     for (const Tensor& t : opt.schedule_step()) out.push_back(t);
     return out;
