@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/buffer_node.h"
+#include "compiler/gather.h"
 #include "compiler/multi.h"
 #include "ir/env.h"
 #include "ir/error.h"
@@ -37,7 +38,7 @@ UOpRef Ring(const std::vector<UOpRef>& parts, const AllreduceArg& arg) {
   const int64_t numel = parts[0]->numel();
   std::vector<UOpRef> flat;
   for (const UOpRef& p : parts) flat.push_back(p->reshape({numel}));
-  UOpRef out;
+  std::vector<UOpRef> reduced;  // chunk c, reduced over every device, here on the output's device
   std::vector<std::pair<int64_t, int64_t>> chunks = EvenBounds(numel, n);
   for (size_t c = 0; c < n; ++c) {
     auto [b, e] = chunks[c];
@@ -54,10 +55,9 @@ UOpRef Ring(const std::vector<UOpRef>& parts, const AllreduceArg& arg) {
       at = (at + 1) % n;
       acc = Copy(acc, arg.devices[at]);
     }
-    UOpRef piece = acc->pad({{b, numel - e}});
-    out = out ? out->alu(piece->dtype().is_bool() ? Ops::kOr : Ops::kAdd, {piece}) : piece;
+    reduced.push_back(acc);
   }
-  return out->reshape(shape);
+  return ConcatExact(reduced, 0)->reshape(shape);
 }
 
 UOpRef Lower(const std::vector<UOpRef>& parts, const AllreduceArg& arg) {

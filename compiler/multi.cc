@@ -2,11 +2,13 @@
 #include "compiler/multi.h"
 
 #include <algorithm>
+#include <numeric>
 #include <variant>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/buffer_node.h"
+#include "compiler/gather.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -29,11 +31,6 @@ struct Spread {
       at += n;
     }
     return b;
-  }
-  Shape full_shape() const {
-    Shape s = shards[0]->shape();
-    if (axis >= 0) s[axis] = bounds().back().second;
-    return s;
   }
 };
 
@@ -72,33 +69,8 @@ UOpRef ShrinkAxis(const UOpRef& x, int64_t axis, std::pair<int64_t, int64_t> ran
   return bounds[axis] == std::pair<int64_t, int64_t>(0, x->shape()[axis]) ? x : x->shrink(bounds);
 }
 
-UOpRef PadAxis(const UOpRef& x, int64_t axis, int64_t before, int64_t after) {
-  std::vector<std::pair<int64_t, int64_t>> pads(x->shape().size(), {0, 0});
-  pads[axis] = {before, after};
-  return before == 0 && after == 0 ? x : x->pad(pads);
-}
-
-// Disjoint pieces padded to one shape combine by addition (OR for bool): the gaps are zeros.
-UOpRef Combine(const UOpRef& a, const UOpRef& b) { return a->alu(a->dtype().is_bool() ? Ops::kOr : Ops::kAdd, {b}); }
-
-UOpRef CopyTo(const UOpRef& x, const std::string& from, const std::string& to) {
-  return from == to ? x : UOp::Make(Ops::kCopy, x->dtype(), {x}, to);
-}
-
-// The whole tensor on device |to|: every shard copied there and laid side by side along the axis.
-UOpRef GatherOn(const Spread& s, size_t to) {
-  if (s.axis < 0) return s.shards[to];
-  Bounds b = s.bounds();
-  int64_t size = b.back().second;
-  UOpRef out;
-  for (size_t j = 0; j < s.shards.size(); ++j) {
-    if (b[j].first == b[j].second) continue;
-    UOpRef piece = PadAxis(CopyTo(s.shards[j], s.devices[j], s.devices[to]), s.axis, b[j].first, size - b[j].second);
-    out = out ? Combine(out, piece) : piece;
-  }
-  if (!out) out = UOp::Const(s.shards[0]->dtype(), int64_t{0})->reshape(Shape(s.full_shape().size(), 1))->expand(s.full_shape());
-  return out;
-}
+// The whole tensor on device |to| (one of its devices).
+UOpRef GatherOn(const Spread& s, size_t to) { return GatherTo(s.shards, s.devices, s.axis, s.devices[to]); }
 
 Spread Replicated(const Spread& s) {  // all-gather
   if (s.axis < 0) return s;
@@ -144,24 +116,43 @@ class MultiPass {
       }
       return s;
     }
+    if (std::optional<UOpRef> local = ShrinkOfGather(u)) return *local;
     if (!any_spread) {
       std::vector<UOpRef> plain;
       for (const Value& v : src) plain.push_back(std::get<UOpRef>(v));
       return plain == u->src() ? u : u->replace_src(plain);
     }
-    if (u->op() == Ops::kCopy) {  // a sharded tensor to one device: gather there
+    if (u->op() == Ops::kCopy) {  // a sharded tensor to one device: every shard straight there
       const Spread& s = std::get<Spread>(src[0]);
-      const std::string& to = u->arg_as<std::string>();
-      for (size_t i = 0; i < s.devices.size(); ++i)
-        if (s.devices[i] == to) return GatherOn(s, i);
-      Spread staged = s;  // gather on the first device, then one copy
-      return CopyTo(GatherOn(staged, 0), s.devices[0], to);
+      return GatherTo(s.shards, s.devices, s.axis, u->arg_as<std::string>());
     }
     if (IsAlu(u->op()) || u->op() == Ops::kAssign) return Elementwise(u, src);
     if (u->op() == Ops::kReduce) return Reduce(u, std::get<Spread>(src[0]));
     if (u->op() == Ops::kContiguous || u->op() == Ops::kDetach) return PerShard(std::get<Spread>(src[0]), u);
     if (IsMovement(u->op())) return Movement(u, std::get<Spread>(src[0]));
     Unsupported(u, "has no rule for sharded operands");
+  }
+
+  // SHRINK(COPY(sharded, device d)) whose window lies in d's own shard: that shard, shrunk in place,
+  // instead of a gather on d (how a gradient reaches the shards of a MULTI: frontend/gradient_multi.cc).
+  std::optional<UOpRef> ShrinkOfGather(const UOpRef& u) {
+    if (u->op() != Ops::kShrink || u->src(0)->op() != Ops::kCopy) return std::nullopt;
+    const Spread* s = std::get_if<Spread>(&memo_.at(u->src(0)->src(0).get()));
+    if (s == nullptr) return std::nullopt;
+    size_t k = std::find(s->devices.begin(), s->devices.end(), u->src(0)->arg_as<std::string>()) - s->devices.begin();
+    if (k == s->devices.size()) return std::nullopt;
+    Bounds window;
+    std::vector<int64_t> flat = u->arg_as<std::vector<int64_t>>();
+    for (size_t i = 0; i + 1 < flat.size(); i += 2) window.emplace_back(flat[i], flat[i + 1]);
+    if (s->axis >= 0) {
+      auto [b, e] = s->bounds()[k];
+      if (window[s->axis].first < b || window[s->axis].second > e) return std::nullopt;
+      window[s->axis] = {window[s->axis].first - b, window[s->axis].second - b};
+    }
+    const UOpRef& shard = s->shards[k];
+    for (size_t i = 0; i < window.size(); ++i)
+      if (window[i] != std::pair<int64_t, int64_t>(0, shard->shape()[i])) return shard->shrink(window);
+    return shard;
   }
 
   // Same op on every shard, with |arg_for(i)| as shard i's arg (default: the op's own).
@@ -239,17 +230,7 @@ class MultiPass {
         int64_t new_axis = std::find(perm.begin(), perm.end(), axis) - perm.begin();
         return Map(s, u, new_axis, [&](size_t) { return u->arg(); });
       }
-      case Ops::kReshape: {
-        if (std::optional<int64_t> k = ReshapedAxis(in, u->shape(), axis, bounds)) {
-          int64_t after_old = Product(in, axis + 1), after_new = Product(u->shape(), *k + 1);
-          return Map(s, u, *k, [&](size_t i) {
-            Shape to = u->shape();
-            to[*k] = shard_len(i) * after_old / after_new;
-            return Arg(to);
-          });
-        }
-        break;  // the shard axis is merged with others: no per-shard reshape
-      }
+      case Ops::kReshape: return Reshape(u, s);
       case Ops::kExpand:
         if (u->shape()[axis] == in[axis]) {
           return Map(s, u, axis, [&](size_t i) {
@@ -280,25 +261,54 @@ class MultiPass {
     return PerShard(Replicated(s), u);  // gathered: every device does the op on the whole tensor
   }
 
-  // The axis of |to| that a reshape of |from| maps shard axis |axis| onto, when every shard reshapes on
-  // its own: the axes before it keep their product and each shard's slice stays whole rows of it.
-  static std::optional<int64_t> ReshapedAxis(const Shape& from, const Shape& to, int64_t axis, const Bounds& bounds) {
-    int64_t before = 1, after_old = Product(from, axis + 1);
+  // Per shard when the sharded axis's start survives the reshape (the axes before it keep their product):
+  // it becomes the new axis that starts there. Uneven shards that would cut one of that axis's rows first
+  // move the few elements needed for whole rows (a re-shard); a reshape that mixes the sharded axis into
+  // the axes before it cannot run per shard and says what to do.
+  Spread Reshape(const UOpRef& u, const Spread& s) {
+    const Shape &in = u->src(0)->shape(), &out = u->shape();
+    if (u->numel() == 0) return PerShard(Replicated(s), u);  // nothing to place (and rows of no elements)
+    std::optional<int64_t> k = StartSurvives(in, out, s.axis);
+    if (!k)
+      throw Error("sharded tensors: reshape " + ShapeString(in) + " -> " + ShapeString(out) +
+                  " of a tensor sharded on axis " + std::to_string(s.axis) + " over " + DeviceTupleName(s.devices) +
+                  " would mix elements of different devices (the sharded axis can split, or merge with the axes "
+                  "after it, but not with those before it); gather it first with .to(device) (then .shard() the "
+                  "result again if you want it spread), or shard along an axis this reshape keeps");
+    const int64_t old_row = Product(in, s.axis + 1), new_row = Product(out, *k + 1);
+    const int64_t unit = std::lcm(old_row, new_row);  // shard edges must fall on old and new rows alike
+    Spread aligned = s;
+    bool whole = true;
+    for (const auto& [b, e] : s.bounds()) whole = whole && (b * old_row) % unit == 0 && (e * old_row) % unit == 0;
+    if (!whole) {
+      Bounds even;
+      for (const auto& [b, e] : EvenBounds(in[s.axis] * old_row / unit, s.devices.size()))
+        even.emplace_back(b * unit / old_row, e * unit / old_row);
+      aligned = ToLayout(s, s.axis, even);
+    }
+    Bounds bounds = aligned.bounds();
+    return Map(aligned, u, *k, [&](size_t i) {
+      Shape to = out;
+      to[*k] = (bounds[i].second - bounds[i].first) * old_row / new_row;
+      return Arg(to);
+    });
+  }
+
+  // The axis of |to| that starts where axis |axis| of |from| starts (the product of the axes before it is
+  // kept), skipping size-1 axes there when it can; nullopt when no axis starts there.
+  static std::optional<int64_t> StartSurvives(const Shape& from, const Shape& to, int64_t axis) {
+    int64_t before = 1;
     for (int64_t i = 0; i < axis; ++i) before *= from[i];
+    std::optional<int64_t> found;
     int64_t prefix = 1;
-    for (size_t k = 0; k < to.size(); ++k) {
-      if (prefix == before && to[k] != 1) {
-        int64_t after_new = Product(to, k + 1);
-        // The new axis k and what follows hold exactly the old shard axis and what followed it, and
-        // every shard is a whole number of k-slices.
-        bool whole = to[k] * after_new == from[axis] * after_old && after_new > 0;
-        for (const auto& [b, e] : bounds) whole = whole && ((e - b) * after_old) % after_new == 0;
-        if (whole) return static_cast<int64_t>(k);
+    for (size_t k = 0; k < to.size() && prefix <= before; ++k) {
+      if (prefix == before) {
+        if (to[k] != 1) return static_cast<int64_t>(k);
+        if (!found) found = static_cast<int64_t>(k);
       }
       prefix *= to[k];
-      if (prefix > before) break;
     }
-    return std::nullopt;
+    return found;
   }
 
   static int64_t Product(const Shape& s, size_t from) {
@@ -337,6 +347,15 @@ bool IsRealized(const UOpRef& u) {
   for (const UOpRef& s : u->src())
     if (!BufferOfView(s)) return false;
   return true;
+}
+
+std::optional<ShardLayout> LayoutOf(const UOpRef& root) {
+  MultiPass pass;
+  for (const UOpRef& n : root->toposort()) pass.Visit(n);
+  Value v = pass.Get(root);
+  const Spread* s = std::get_if<Spread>(&v);
+  if (s == nullptr) return std::nullopt;
+  return ShardLayout{s->axis, s->devices, s->axis < 0 ? Bounds() : s->bounds()};
 }
 
 SpmdRoots SplitMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {

@@ -23,7 +23,8 @@ class Scheduler {
     for (const UOpRef& u : topo_)
       for (const UOpRef& s : u->src()) consumers_[s.get()].push_back(u.get());
     for (size_t i = 0; i < roots.size(); ++i) device_of_root_[roots[i].get()] = devices[i];
-    if (std::any_of(devices.begin(), devices.end(), [&](const std::string& d) { return d != devices[0]; }))
+    if (std::any_of(devices.begin(), devices.end(), [&](const std::string& d) { return d != devices[0]; }) ||
+        std::any_of(topo_.begin(), topo_.end(), [](const UOpRef& u) { return u->op() == Ops::kCopy; }))
       MarkReaderDevices(roots, devices);
   }
 
@@ -165,15 +166,19 @@ class Scheduler {
     return device_[u.get()] = device;
   }
 
-  // Each node's first reading root's device, for DeviceOf's constant-only graphs.
+  // Each node's first reading root's device, for DeviceOf's constant-only graphs. Below a COPY the
+  // reader is the copy's source device (a constant reduce feeding a kernel on CPU:1 whose result is
+  // copied to CPU is realized on CPU:1, not on CPU).
   void MarkReaderDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
     for (size_t i = 0; i < roots.size(); ++i) {
-      std::vector<const UOp*> stack{roots[i].get()};
+      std::vector<std::pair<const UOp*, std::string>> stack{{roots[i].get(), devices[i]}};
       while (!stack.empty()) {
-        const UOp* n = stack.back();
+        auto [n, device] = std::move(stack.back());
         stack.pop_back();
-        if (!reader_device_.emplace(n, devices[i]).second) continue;
-        for (const UOpRef& s : n->src()) stack.push_back(s.get());
+        if (!reader_device_.emplace(n, device).second) continue;
+        if (n->op() == Ops::kCopy)
+          if (std::string from = PinnedDevice(n->src(0)); !from.empty()) device = from;
+        for (const UOpRef& s : n->src()) stack.emplace_back(s.get(), device);
       }
     }
   }

@@ -12,17 +12,7 @@ const UOpRef& G(const Match& m) { return m.ctx<GradientContext>().grad; }
 
 UOpRef NoGrad() { return UOp::Make(Ops::kNoop, dtypes::void_); }
 
-// SINK(g0, g1, ...) with NOOP for sources that take no gradient (nullptr or non-float sources).
-UOpRef Grads(const UOpRef& node, std::initializer_list<UOpRef> grads) {
-  std::vector<UOpRef> src;
-  size_t i = 0;
-  for (const UOpRef& g : grads) {
-    bool flows = g != nullptr && node->src(i)->dtype().is_float();
-    src.push_back(flows ? g : NoGrad());
-    ++i;
-  }
-  return UOp::Make(Ops::kSink, dtypes::void_, std::move(src));
-}
+UOpRef Grads(const UOpRef& node, std::initializer_list<UOpRef> grads) { return GradientSink(node, grads); }
 
 UOpRef Cond(const UOpRef& c, const UOpRef& a, const UOpRef& b) { return c->where(a, b); }
 
@@ -107,8 +97,17 @@ Pat Binary(Ops op) { return Pat::Op(op, {Pat::Var("a"), Pat::Var("b")}, "ret"); 
 
 }  // namespace
 
+UOpRef GradientSink(const UOpRef& node, const std::vector<UOpRef>& grads) {
+  std::vector<UOpRef> src;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    bool flows = grads[i] != nullptr && node->src(i)->dtype().is_float();
+    src.push_back(flows ? grads[i] : NoGrad());
+  }
+  return UOp::Make(Ops::kSink, dtypes::void_, std::move(src));
+}
+
 const PatternMatcher& GradientRules() {
-  static const PatternMatcher* rules = new PatternMatcher({
+  static const PatternMatcher* rules = new PatternMatcher(PatternMatcher({
       {Unary(Ops::kCast), [](const Match& m) { return Grads(m["ret"], {G(m)->cast(m["x"]->dtype())}); }},
       {Unary(Ops::kNeg), [](const Match& m) { return Grads(m["ret"], {-G(m)}); }},  // d(-x) = -1
       {Unary(Ops::kReciprocal),  // d(1/x) = -1/x^2
@@ -150,7 +149,7 @@ const PatternMatcher& GradientRules() {
       {Unary(Ops::kFlip), FlipGrad},
       {Unary(Ops::kContiguous), [](const Match& m) { return Grads(m["ret"], {G(m)}); }},
       {Unary(Ops::kDetach), [](const Match& m) { return Grads(m["ret"], {nullptr}); }},
-  });
+  }) + DeviceGradientRules());
   return *rules;
 }
 
@@ -172,9 +171,8 @@ absl::flat_hash_map<const UOp*, UOpRef> ComputeGradient(const UOpRef& root, cons
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOpRef& u = *it;
     auto g = grads.find(u.get());
-    // A MULTI (a sharded tensor's shards) is a leaf here: its gradient is taken whole, then split
-    // per device by compiler/multi.h like any other op on it.
-    if (g == grads.end() || u->src().empty() || u->op() == Ops::kMulti) continue;
+    // Gradients are whole-tensor graphs, also over sharded values: compiler/multi.h runs them per device.
+    if (g == grads.end() || u->src().empty()) continue;
     GradientContext ctx{g->second};
     UOpRef local = GradientRules().Rewrite(u, &ctx);
     if (local == nullptr)

@@ -3,6 +3,7 @@
 #ifndef TG_FRONTEND_GRADIENT_H_
 #define TG_FRONTEND_GRADIENT_H_
 
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -15,6 +16,18 @@ namespace tg {
 // (GradientContext), returns SINK(g0, g1, ...): the gradient for each source, NOOP where a
 // source gets none (comparisons, integer inputs, conditions, DETACH).
 const PatternMatcher& GradientRules();
+
+// The rules for COPY and MULTI (frontend/gradient_multi.cc): gradients across devices; part of GradientRules.
+const PatternMatcher& DeviceGradientRules();
+
+// For rule callbacks: SINK(g0, g1, ...) for |node|'s sources, NOOP where g is nullptr or the source is
+// not a float.
+UOpRef GradientSink(const UOpRef& node, const std::vector<UOpRef>& grads);
+
+// |grad| on the one device |device| when it lives on another (a COPY); as it is when it is constants
+// only or already there. For a leaf made of constants (Tensor::zeros) reached through to(): nothing in
+// its graph says where it lives, so its gradient arrives on the device it was copied to.
+UOpRef GradientOnDevice(const UOpRef& grad, const std::string& device);
 
 struct GradientContext {
   UOpRef grad;  // d(root)/d(node), shaped like the node

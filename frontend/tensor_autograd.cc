@@ -86,7 +86,9 @@ std::vector<Tensor> Tensor::gradient_impl(const std::vector<Tensor>& targets, co
   std::vector<Tensor> out;
   for (const Tensor& t : targets) {
     auto it = grads.find(t.uop().get());
-    out.push_back(it == grads.end() ? Tensor::zeros(t.shape(), t.dtype(), t.device()) : t.like(it->second));
+    if (it == grads.end()) out.push_back(Tensor::zeros(t.shape(), t.dtype(), t.device()));
+    else if (t.is_sharded()) out.push_back(t.like(it->second));
+    else out.push_back(t.like(GradientOnDevice(it->second, t.device())));  // a constants leaf behind to()
   }
   return out;
 }

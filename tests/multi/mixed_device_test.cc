@@ -6,9 +6,13 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/gather.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/test_util.h"
@@ -46,6 +50,45 @@ TEST_F(MixedShard, OpsForwardAndBackwardMatchOneDevice) {
   wp.requires_grad(true);
   x.matmul(wp).relu().sum().backward();
   ExpectAllNear(wg.grad().to_vector<float>(), wp.grad().to_vector<float>(), 1e-4f);
+}
+
+// Gathers across plugins go through host memory (no copy_d2d between CPU and OPENCL buffers) and still
+// give the unsharded bytes, -0.0 and NaN payloads included.
+TEST_F(MixedShard, GathersAreStagedAndBitwise) {
+  EXPECT_FALSE(compiler::GathersDirectly({"CPU", "OPENCL"}, "CPU"));
+  std::vector<float> v = RandomFloats(7 * 4, 3);
+  uint32_t nan_bits = 0x7fc04321u;
+  std::memcpy(&v[5], &nan_bits, sizeof(float));
+  v[0] = v[9] = v[26] = -0.0f;
+  v[13] = -std::numeric_limits<float>::infinity();
+  Tensor x = Tensor::from_vector(v, Shape{7, 4}, "CPU");
+  auto bits = [](const std::vector<float>& f) {
+    std::vector<uint32_t> out(f.size());
+    std::memcpy(out.data(), f.data(), f.size() * sizeof(float));
+    return out;
+  };
+  for (std::optional<int> axis : {std::optional<int>(0), std::optional<int>(1), std::optional<int>()})
+    for (const char* to : {"CPU", "OPENCL"}) {
+      SCOPED_TRACE(std::string("axis ") + (axis ? std::to_string(*axis) : "none") + " to " + to);
+      EXPECT_EQ(bits(x.shard(devs_, axis).to(to).to_vector<float>()), bits(v));
+    }
+}
+
+// Gradients cross plugins through to() and shard(), back onto the leaf's device.
+TEST_F(MixedShard, GradientsFlowBackThroughToAndShard) {
+  auto loss = [](const Tensor& t) { return (t * t.sigmoid()).sum() + t.square().mean(); };
+  Tensor want_x = Tensor::from_vector(RandomFloats(5 * 3, 4), Shape{5, 3}, "CPU");
+  want_x.requires_grad(true);
+  loss(want_x).backward();
+  std::vector<float> want = want_x.grad().to_vector<float>();
+  for (int how = 0; how < 3; ++how) {
+    Tensor x = Tensor::from_vector(RandomFloats(5 * 3, 4), Shape{5, 3}, "CPU");
+    x.requires_grad(true);
+    Tensor moved = how == 0 ? x.to("OPENCL") : how == 1 ? x.shard(devs_, 0) : x.shard(devs_);
+    loss(moved).backward();
+    EXPECT_EQ(x.grad().device(), "CPU");
+    ExpectAllNear(x.grad().to_vector<float>(), want, 1e-4f);
+  }
 }
 
 }  // namespace
