@@ -8,7 +8,9 @@
 #include <utility>
 #include <string>
 
+#include "frontend/dist/backend_choice.h"
 #include "frontend/dist/mpi_wait.h"
+#include "frontend/dist/nccl_collectives.h"
 #include "frontend/dist/world.h"
 #include "ir/error.h"
 
@@ -123,6 +125,8 @@ void broadcast_host(void* data, int64_t bytes, int root) {
 }
 
 void allreduce(const std::vector<Tensor>& tensors, ReduceOp op) {
+  if (runtime::Device* device = internal::NcclDeviceFor(tensors, /*reduce=*/true, "allreduce"))
+    return internal::NcclAllreduce(*device, tensors, op);
   // Groups in order of first appearance: every rank, given the same list, sends them in one order.
   std::vector<std::pair<DType, std::vector<Tensor>>> by_dtype;
   for (const Tensor& t : tensors) {
@@ -141,7 +145,12 @@ void allreduce(const std::vector<Tensor>& tensors, ReduceOp op) {
 }
 
 void broadcast(const std::vector<Tensor>& tensors, int root) {
+  if (root < 0 || root >= world_size())
+    throw Error("tg::dist::broadcast: root " + std::to_string(root) + " is not a rank; ranks are 0.." +
+                std::to_string(world_size() - 1));
   if (world_size() == 1) return;
+  if (runtime::Device* device = internal::NcclDeviceFor(tensors, /*reduce=*/false, "broadcast"))
+    return internal::NcclBroadcast(*device, tensors, root);
   std::vector<size_t> offsets;
   std::vector<unsigned char> flat = Pack(tensors, offsets);
   broadcast_host(flat.data(), static_cast<int64_t>(flat.size()), root);

@@ -1,7 +1,8 @@
 // tg::dist collectives (issue 8 part 2): allreduce and broadcast of tensors between the ranks of
-// init()'s world, as PyTorch's torch.distributed.all_reduce / broadcast. The values travel through host
-// memory with MPI (MPI_Iallreduce / MPI_Ibcast): tensors are realized, copied into ONE flat host buffer per
-// dtype (so a step's gradients are one message, not one per parameter), reduced, and written back.
+// init()'s world, as PyTorch's torch.distributed.all_reduce / broadcast. Tensors go as ONE flat buffer per
+// dtype (so a step's gradients are one message, not one per parameter), reduced, and written back: over
+// MPI through host memory (MPI_Iallreduce / MPI_Ibcast), or over NCCL on the device's memory when
+// TG_DIST_BACKEND (auto, mpi, nccl; backend_choice.h) picks it. init().backend says which.
 // In a world of one rank every call returns at once and changes nothing (an average of one is itself).
 //
 // Every rank must make the same calls with tensors of the same shapes and dtypes in the same order. A
@@ -27,7 +28,8 @@ void allreduce_host(void* data, int64_t count, DType dtype, ReduceOp op = Reduce
 void broadcast_host(void* data, int64_t bytes, int root = 0);
 
 // Tensors, in place (Tensor::assign: every handle sees the result; requires_grad and grad() are kept).
-// One message per distinct dtype among |tensors|.
+// One message per distinct dtype among |tensors|. Over NCCL the allowed dtypes are NCCL's (int8, uint8,
+// int32, uint32, int64, uint64, float16, bfloat16, float32, float64) and the tensors must be on one device.
 void allreduce(const std::vector<Tensor>& tensors, ReduceOp op = ReduceOp::kSum);
 // Every rank's |tensors| take rank |root|'s values (any dtype; one message). Used to start training
 // from rank 0's parameters.

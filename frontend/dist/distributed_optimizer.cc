@@ -3,7 +3,9 @@
 #include <cstring>
 #include <memory>
 
+#include "frontend/dist/backend_choice.h"
 #include "frontend/dist/collectives.h"
+#include "frontend/dist/nccl_collectives.h"
 #include "frontend/dist/world.h"
 #include "ir/error.h"
 #include "ir/uop.h"
@@ -37,6 +39,8 @@ Tensor DistributedOptimizer::average(const Tensor& flat) const {
   if (flat.dtype() != dtypes::float32 || flat.ndim() != 1)
     throw Error("DistributedOptimizer::average: expects flat_gradients()'s 1-D float32 tensor, got " +
                 flat.dtype().name() + " of shape " + ShapeString(flat.shape()));
+  if (runtime::Device* device = internal::NcclDeviceFor({flat}, /*reduce=*/true, "DistributedOptimizer::average"))
+    return internal::NcclReduced(*device, flat, ReduceOp::kAverage);  // on the device, no host round trip
   auto values = std::make_shared<std::vector<float>>(flat.to_vector<float>());
   allreduce_host(values->data(), static_cast<int64_t>(values->size()), dtypes::float32, ReduceOp::kAverage);
   return Tensor::from_vector(*values, flat.shape(), flat.device());

@@ -8,7 +8,7 @@
 // Eagerly:
 //   tg::dist::DistributedOptimizer opt(adam);
 //   opt.zero_grad(); loss.backward(); opt.step();
-// Under tg::Jit, whose captured functions cannot read data, the step is split in two JITs with the host
+// Under tg::Jit, whose captured functions cannot read data, the step is split in two JITs with the
 // allreduce between them:
 //   tg::Jit backward([&](in) { opt.zero_grad(); loss(in).backward();
 //                              return {loss, opt.flat_gradients(), ...opt.buffers()}; });
@@ -38,7 +38,8 @@ class DistributedOptimizer {
   // Every trainable parameter's gradient, flattened and cast to float32: one lazy (flat_size(),) tensor.
   // tg::Error when a parameter has no gradient.
   Tensor flat_gradients() const;
-  // The ranks' mean of |flat| (host MPI), as a new tensor on |flat|'s device. |flat| itself is unchanged.
+  // The ranks' mean of |flat|, as a new tensor on |flat|'s device: NCCL on the device when the backend
+  // picks it (collectives.h), else MPI through host memory. |flat| itself is unchanged.
   Tensor average(const Tensor& flat) const;
   // Gives each parameter its slice of |averaged| as gradient and returns the inner optimizer's
   // schedule_step(): the tensors to realize (for a JIT).

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "frontend/dist/backend_choice.h"
 #include "frontend/dist/mpi_wait.h"
 #include "ir/env.h"
 #include "ir/error.h"
@@ -53,14 +54,17 @@ const WorldInfo& init() {
     MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
     MPI_Comm_size(MPI_COMM_WORLD, &world.size);
     world.mpi = true;
-    world.backend = "MPI";
+    internal::BackendDecision backend = internal::ChooseWorldBackend();
+    world.backend = backend.backend;
+    world.backend_reason = backend.reason;
   } else {
-    world = WorldInfo{0, 1, false, "none"};
+    internal::ConfiguredBackendMode();  // a misspelt TG_DIST_BACKEND is an error on one rank too
+    world = WorldInfo{0, 1, false, "none", "one rank, not launched by mpirun: collectives change nothing"};
   }
   Initialized() = true;
   if (DebugLevel() >= 1)
-    std::fprintf(stderr, "tg::dist: rank %d of %d, collectives: %s\n", world.rank, world.size,
-                 world.mpi ? "MPI on host memory" : "none (one rank, not launched by mpirun)");
+    std::fprintf(stderr, "tg::dist: rank %d of %d, collectives: %s (%s)\n", world.rank, world.size,
+                 world.backend.c_str(), world.backend_reason.c_str());
   return world;
 }
 

@@ -13,12 +13,17 @@ struct WorldInfo {
   int rank = 0;
   int size = 1;
   bool mpi = false;       // launched by mpirun: MPI is initialized and collectives go over it
-  std::string backend;    // "MPI" or "none" (one rank), as DEBUG lines and --help texts name it
+  // Which transport collectives use (TG_DIST_BACKEND=auto|mpi|nccl, see backend_choice.h): "none" (one
+  // rank), "MPI" (host memory), "NCCL" (device memory, forced), or "NCCL/MPI" (auto with NCCL loaded on
+  // every rank: NCCL for tensors on one CUDA device per rank, MPI for the rest).
+  std::string backend;
+  std::string backend_reason;  // why, naming the NCCL library and what kept it out
 };
 
 // Initializes MPI when the process was launched by mpirun (OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_RANK
-// set), with errors returned rather than fatal so they become tg::Error. Idempotent; MPI is finalized at
-// exit. tg::Error when MPI_Init fails.
+// set), with errors returned rather than fatal so they become tg::Error, then chooses the backend
+// (collective: every rank must call it). Idempotent; MPI is finalized at exit. tg::Error when MPI_Init
+// fails, TG_DIST_BACKEND is not auto/mpi/nccl, or it is nccl and NCCL does not load on every rank.
 const WorldInfo& init();
 bool is_initialized();
 int rank();        // init() first; 0 before

@@ -346,6 +346,39 @@ typedef int32_t (*tg_c_kernel_fn)(const tg_c_dispatch_state* dispatch,
                                   const tg_c_workgroup_state* workgroup);
 
 /* ---------------------------------------------------------------------------------------------
+ * Extension "tg.native_handles", version 1 (OPTIONAL; found in tg_plugin_api.extensions).
+ *
+ * The native objects behind a buffer and a device, for host code that hands them to a native
+ * library (NCCL, cuBLAS, a vendor's profiler) instead of going through this ABI. The host must
+ * order that library's work itself: with a device's native stream (its work queues behind the
+ * launches already enqueued), or, where the stream is NULL, by stream_sync first.
+ *
+ *   memory_kind: what native address space buffer addresses live in, a static lower-case string:
+ *                "cuda" (CUdeviceptr), "hip" (hipDeviceptr_t), "host" (a plain host pointer),
+ *                "opencl" (a cl_mem; its address is the handle, not a pointer).
+ *   buffer_native: byte 0 of |buffer| as a uint64 (CUdeviceptr, or the host pointer's value), and
+ *                |buffer|'s memory kind. Valid until buffer_free.
+ *   device_native: the device's memory kind (buffers it allocates), its default stream as the
+ *                native library knows it (CUstream; NULL for "host": work runs on the calling
+ *                thread or the plugin's own threads, and stream_sync is the only ordering), and its
+ *                native context (CUcontext; NULL where there is none). Valid until device_close.
+ *   device_bind_thread: makes |device|'s native context current on the calling thread (CUDA:
+ *                cuCtxSetCurrent), so a native library called next on this thread targets that
+ *                device. Does nothing where there is no such notion.
+ * Errors are the plugin's tg_error (free with the api's error_destroy); INVALID_ARGUMENT for NULL.
+ * ------------------------------------------------------------------------------------------- */
+#define TG_NATIVE_HANDLES_NAME "tg.native_handles"
+#define TG_NATIVE_HANDLES_VERSION 1u
+
+typedef struct tg_native_handles_ext {
+  tg_ext base; /* base.struct_size = sizeof(tg_native_handles_ext); the fields below follow */
+  tg_error* (*buffer_native)(tg_buffer* buffer, uint64_t* out_address, const char** out_memory_kind);
+  tg_error* (*device_native)(tg_device* device, const char** out_memory_kind, void** out_stream,
+                             void** out_context);
+  tg_error* (*device_bind_thread)(tg_device* device);
+} tg_native_handles_ext;
+
+/* ---------------------------------------------------------------------------------------------
  * Layout pins: these offsets are frozen for ABI 1.x (a change here is a major version).
  * ------------------------------------------------------------------------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
@@ -365,6 +398,7 @@ TG_STATIC_ASSERT(sizeof(tg_launch_args) == 80, "tg_launch_args 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_compile_args) == 64, "tg_compile_args 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_c_dispatch_state) == 56, "tg_c_dispatch_state layout");
 TG_STATIC_ASSERT(sizeof(tg_c_workgroup_state) == 24, "tg_c_workgroup_state layout");
+TG_STATIC_ASSERT(sizeof(tg_native_handles_ext) == 56, "tg.native_handles v1 layout");
 #endif
 
 #ifdef __cplusplus

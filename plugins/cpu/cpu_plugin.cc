@@ -8,6 +8,7 @@
 #include "plugins/cpu/cpu_error.h"
 #include "plugins/cpu/cpu_event.h"
 #include "plugins/cpu/cpu_launch.h"
+#include "plugins/cpu/cpu_native_handles.h"
 #include "plugins/cpu/cpu_program.h"
 
 namespace tg_cpu {
@@ -108,7 +109,7 @@ tg_plugin_api MakeApi() {
   api.event_query = Query;
   api.event_destroy = EvDestroy;
   api.event_timing_ns = Timing;
-  api.extensions = nullptr;
+  api.extensions = NativeHandlesExtension();  // "tg.native_handles": host pointers
   return api;
 }
 

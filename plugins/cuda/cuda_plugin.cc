@@ -8,6 +8,7 @@
 #include "plugins/cuda/cuda_error.h"
 #include "plugins/cuda/cuda_event.h"
 #include "plugins/cuda/cuda_launch.h"
+#include "plugins/cuda/cuda_native_handles.h"
 #include "plugins/cuda/compile_only.h"
 #include "plugins/cuda/cuda_program.h"
 
@@ -118,7 +119,8 @@ tg_plugin_api MakeApi() {
   api.event_query = Query;
   api.event_destroy = EvDestroy;
   api.event_timing_ns = Timing;
-  api.extensions = CompileOnlyExtension();  // "tg.compile_only": NVRTC without a GPU
+  // "tg.native_handles" (CUdeviceptr, CUstream: NCCL), then "tg.compile_only" (NVRTC without a GPU).
+  api.extensions = NativeHandlesExtension(CompileOnlyExtension());
   return api;
 }
 

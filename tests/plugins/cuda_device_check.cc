@@ -156,6 +156,44 @@ void CopyChecks(tg_device* dev) {
   api->buffer_free(b);
 }
 
+// tg.native_handles: the buffer's CUdeviceptr holds what copy_h2d wrote (read back with the driver's own
+// cuMemcpyDtoH, in the plugin's context), and the device names its stream and context.
+void NativeHandleChecks(tg_device* dev) {
+  const tg_native_handles_ext* ext = nullptr;
+  for (const tg_ext* e = api->extensions; e != nullptr; e = e->next)
+    if (e->name != nullptr && std::strcmp(e->name, TG_NATIVE_HANDLES_NAME) == 0)
+      ext = reinterpret_cast<const tg_native_handles_ext*>(e);
+  CHECK(ext != nullptr, "no %s extension", TG_NATIVE_HANDLES_NAME);
+  if (ext == nullptr) return;
+  std::vector<int32_t> src(256), back(256, -1);
+  for (int i = 0; i < 256; ++i) src[i] = 3 * i - 7;
+  tg_buffer* b = nullptr;
+  Ok(api->buffer_alloc(dev, 1024, 0, &b), "alloc");
+  Ok(api->copy_h2d(nullptr, b, 0, src.data(), 1024, nullptr), "h2d");
+  Ok(api->stream_sync(dev, nullptr), "stream_sync");
+  uint64_t address = 0;
+  const char* kind = nullptr;
+  Ok(ext->buffer_native(b, &address, &kind), "buffer_native");
+  CHECK(kind != nullptr && std::strcmp(kind, "cuda") == 0, "memory kind %s", kind ? kind : "(null)");
+  CHECK(address != 0, "CUdeviceptr 0");
+  const char* dev_kind = nullptr;
+  void* stream = nullptr;
+  void* context = nullptr;
+  Ok(ext->device_native(dev, &dev_kind, &stream, &context), "device_native");
+  CHECK(dev_kind != nullptr && std::strcmp(dev_kind, "cuda") == 0, "device memory kind");
+  CHECK(stream != nullptr && context != nullptr, "stream %p context %p", stream, context);
+  Ok(ext->device_bind_thread(dev), "device_bind_thread");  // the context is current: the driver may be called
+  using MemcpyDtoH = int (*)(void*, unsigned long long, size_t);
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  auto dtoh = cuda != nullptr ? reinterpret_cast<MemcpyDtoH>(dlsym(cuda, "cuMemcpyDtoH_v2")) : nullptr;
+  CHECK(dtoh != nullptr, "cuMemcpyDtoH_v2 not found");
+  if (dtoh != nullptr) {
+    CHECK(dtoh(back.data(), address, 1024) == 0, "cuMemcpyDtoH_v2 on the native address");
+    CHECK(back == src, "the native address does not hold the bytes copy_h2d wrote");
+  }
+  api->buffer_free(b);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,6 +214,7 @@ int main(int argc, char** argv) {
   if (!Ok(api->device_open(0, &dev), "device_open")) return 1;
   Run(dev);
   CopyChecks(dev);
+  NativeHandleChecks(dev);
   api->device_close(dev);
   api->shutdown();
   std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
