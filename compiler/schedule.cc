@@ -1,12 +1,14 @@
 #include "compiler/schedule.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/buffer_node.h"
 #include "compiler/rangeify.h"
+#include "compiler/reduce_store_order.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
 
@@ -116,8 +118,34 @@ class Scheduler {
       const UOpRef& u = *it;
       if (u->op() == Ops::kContiguous || u->op() == Ops::kAssign) realize_.insert(u.get());
       if (u->op() == Ops::kCopy) realize_.insert({u.get(), u->src(0).get()});
-      if (u->op() == Ops::kReduce && !FusesIntoConsumer(u.get())) realize_.insert(u.get());
+      if (u->op() == Ops::kReduce && (!FusesIntoConsumer(u.get()) || StoredOutOfOrder(u.get())))
+        realize_.insert(u.get());
     }
+  }
+
+  // Whether some path from |reduce| up to the kernel that would fuse it stores it out of its own
+  // order (a permuting view: see reduce_store_order.h); such a reduce is realized in its own order.
+  bool StoredOutOfOrder(const UOp* reduce) {
+    if (realize_.contains(reduce)) return false;  // a root or unfusable: already its own kernel
+    constexpr int kMaxPaths = 64;  // fork-and-rejoin graphs: judge the first paths only
+    int paths = 0;
+    bool out_of_order = false;
+    std::vector<const UOp*> path;
+    std::function<void(const UOp*)> walk = [&](const UOp* u) {
+      for (const UOp* c : consumers_[u]) {
+        if (out_of_order || paths >= kMaxPaths) return;
+        path.push_back(c);
+        if (realize_.contains(c)) {
+          ++paths;
+          out_of_order = StoresReduceOutOfOrder(reduce, path);
+        } else {
+          walk(c);
+        }
+        path.pop_back();
+      }
+    };
+    walk(reduce);
+    return out_of_order;
   }
 
   // A reduce fuses into the one kernel that consumes it, unless a path to that kernel broadcasts

@@ -1,5 +1,7 @@
 // The scheduler's fusion rules, asserted as kernel counts, and the index math rangeify produces.
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
 #include "compiler/buffer_node.h"
 #include "compiler/schedule.h"
 #include "compiler/schedule_cache.h"
@@ -134,6 +136,71 @@ TEST(Schedule, ThreeLayerMlpForwardIsThreeKernels) {
   Tensor w3 = Tensor::rand({64, 10}), b3 = Tensor::rand({10});
   Tensor out = ((x.matmul(w1) + b1).relu().matmul(w2) + b2).relu().matmul(w3) + b3;
   EXPECT_EQ(KernelCount(out), 3u);
+}
+
+}  // namespace
+}  // namespace tg::compiler
+
+namespace tg::compiler {
+namespace {
+
+const runtime::DeviceInfo& CpuInfo() { return runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info(); }
+
+// A conv weight gradient as fashion_mnist's Conv3x3 computes it: a (o, 9c) reduce read back through
+// the permute that made (ky, kx, c, o) rows of the (o, c, ky, kx) weight, then flattened.
+Tensor ConvWeightGradientFlat() {
+  Tensor dout = Tensor::rand({64, 16}), patches = Tensor::rand({64, 144});
+  Tensor grad_rows = dout.transpose().matmul(patches).transpose();  // (ky*kx*c, o) = (144, 16)
+  return grad_rows.reshape({3, 3, 16, 16}).permute({3, 2, 0, 1}).flatten().contiguous();
+}
+
+// A reduce stored through a permuting view is its own kernel in its own order (the heuristic tiles
+// it as the plain matmul it is), and the permuted copy is a second, elementwise kernel: fused, the
+// store's contiguous axis is the reduce's kx, a gather for every load (28x slower in training).
+TEST(Schedule, ReduceStoredPermutedIsRealizedInItsOwnOrder) {
+  Tensor g = ConvWeightGradientFlat();
+  Schedule s = CreateSchedule({g.uop()}, {g.device()});
+  ASSERT_EQ(s.items.size(), 2u);
+  EXPECT_EQ(KernelName(s.items[0].ast), "r_16_144_64");
+  EXPECT_EQ(KernelName(s.items[1].ast), "E_2304");
+  // Its own order gives the reduce kernel the matmul tile: a vector over the 144 contiguous columns.
+  Kernel k(s.items[0].ast);
+  ASSERT_EQ(k.AxesString(), "[GLOBAL:16, LOOP:144, REDUCE:64]");
+  UOpRef store_index = k.ast()->src(0)->src(0)->src(1);
+  EXPECT_EQ(Kernel::Stride(store_index, k.axes()[1].range), 1);
+  ApplyHeuristic(k, TargetFor(CpuInfo()));
+  ASSERT_FALSE(k.applied().empty());
+  EXPECT_EQ(k.applied()[0].op, OptOp::kUpcast);
+  EXPECT_EQ(k.applied()[0].axis, 1) << k.AxesString();
+}
+
+TEST(Schedule, ReduceStoredPermutedStillComputesTheSameValues) {
+  std::vector<float> dout(8 * 4), x(8 * 6);
+  for (size_t i = 0; i < dout.size(); ++i) dout[i] = static_cast<float>(i % 7) - 3;
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2;
+  Tensor td = Tensor::from_vector(dout, Shape{8, 4}), tx = Tensor::from_vector(x, Shape{8, 6});
+  // A (4, 6) reduce viewed as (6, 4), split to (3, 2, 4) and permuted to (4, 2, 3): [o][a][b] reads
+  // reduce element [o][b * 2 + a], out of its order.
+  Tensor t = td.transpose().matmul(tx).permute({1, 0}).reshape({3, 2, 4}).permute({2, 1, 0}).contiguous();
+  EXPECT_EQ(KernelCount(t), 2u);
+  std::vector<float> got = t.to_vector<float>();
+  ASSERT_EQ(got.size(), 24u);
+  for (int o = 0; o < 4; ++o)
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 3; ++b) {
+        float want = 0;
+        for (int n = 0; n < 8; ++n) want += dout[n * 4 + o] * x[n * 6 + b * 2 + a];
+        EXPECT_EQ(got[(o * 2 + a) * 3 + b], want) << o << " " << a << " " << b;
+      }
+}
+
+// Views that keep the reduce's innermost axis innermost stay fused: a reshape, and attention's
+// (B, H, T, D) -> (B, T, H, D) transpose.
+TEST(Schedule, ReduceStoredInItsOwnInnerOrderStaysFused) {
+  Tensor a = Tensor::rand({4, 8}), b = Tensor::rand({8, 6});
+  EXPECT_EQ(KernelCount(a.matmul(b).reshape({24})), 1u);
+  Tensor att = Tensor::rand({2, 3, 5, 5}), v = Tensor::rand({2, 3, 5, 4});
+  EXPECT_EQ(KernelCount(att.matmul(v).transpose(1, 2).reshape({2, 5, 12}).contiguous()), 1u);
 }
 
 }  // namespace
