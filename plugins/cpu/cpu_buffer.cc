@@ -1,12 +1,14 @@
-// cpu_buffer.cc: aligned host allocations and Highway-vectorized copies.
+// cpu_buffer.cc: aligned host allocations and Highway-vectorized copies, ordered on the device's queue.
 #include "plugins/cpu/cpu_buffer.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <memory>
 #include <string>
 
 #include "plugins/cpu/cpu_event.h"
+#include "plugins/cpu/device_queue.h"
 #include "plugins/cpu/simd.h"
 
 namespace tg_cpu {
@@ -44,6 +46,32 @@ bool PoisonNewBuffers() {
   return poison;
 }
 
+void FreeNow(tg_buffer* buffer) {
+  free(buffer->data);
+  delete buffer;
+}
+
+// A copy on |device|'s stream. Without an event it is synchronous (ABI: host memory has been read
+// or written on return), after the work already queued on the device. With one it is queued like a
+// launch and completes |*done|; the host keeps its memory alive until then.
+template <typename CopyFn>
+void Copy(tg_device* device, tg_event** done, CopyFn copy) {
+  DeviceQueue& queue = device->queue;
+  if (done == nullptr || !queue.queues()) {
+    queue.Drain();
+    uint64_t start = MonotonicNs();
+    copy();
+    EmitEvent(done, start, MonotonicNs(), false);
+    return;
+  }
+  std::shared_ptr<EventState> event = NewEvent(done, false);
+  queue.Submit([copy, event] {
+    uint64_t start = MonotonicNs();
+    copy();
+    CompleteEvent(event.get(), start, MonotonicNs());
+  });
+}
+
 }  // namespace
 
 tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buffer** out) {
@@ -69,25 +97,24 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
 
 void BufferFree(tg_buffer* buffer) {
   if (buffer == nullptr) return;
-  free(buffer->data);
-  delete buffer;
+  DeviceQueue::Task free_now = [buffer] { FreeNow(buffer); };
+  if (buffer->device->queue.DeferIfBusy(free_now)) return;  // queued work may still use it
+  FreeNow(buffer);
 }
 
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_h2d", stream, dst, src, dst_offset, bytes)) return e;
-  uint64_t start = MonotonicNs();
-  CopyBytes(static_cast<char*>(dst->data) + dst_offset, src, bytes);
-  EmitEvent(done, start, MonotonicNs(), false);
+  char* to = static_cast<char*>(dst->data) + dst_offset;
+  Copy(dst->device, done, [=] { CopyBytes(to, src, bytes); });
   return nullptr;
 }
 
 tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,
                   uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_d2h", stream, src, dst, src_offset, bytes)) return e;
-  uint64_t start = MonotonicNs();
-  CopyBytes(dst, static_cast<const char*>(src->data) + src_offset, bytes);
-  EmitEvent(done, start, MonotonicNs(), false);
+  const char* from = static_cast<const char*>(src->data) + src_offset;
+  Copy(src->device, done, [=] { CopyBytes(dst, from, bytes); });
   return nullptr;
 }
 
@@ -95,6 +122,10 @@ tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buf
                   uint64_t src_offset, uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_d2d (dst)", stream, dst, dst, dst_offset, bytes)) return e;
   if (tg_error* e = CheckCopy("copy_d2d (src)", stream, src, src, src_offset, bytes)) return e;
+  // Between two devices' queues there is no single order to join, so the copy waits for both and
+  // runs on the calling thread; the host already synchronizes the source before a copy.
+  src->device->queue.Drain();
+  if (dst->device != src->device) dst->device->queue.Drain();
   uint64_t start = MonotonicNs();
   char* to = static_cast<char*>(dst->data) + dst_offset;
   const char* from = static_cast<const char*>(src->data) + src_offset;

@@ -105,7 +105,11 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
   return nullptr;
 }
 
-void CloseDevice(tg_device* device) { delete device; }
+void CloseDevice(tg_device* device) {
+  if (device == nullptr) return;
+  device->queue.Drain();
+  delete device;
+}
 
 tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   if (device == nullptr || inout == nullptr) {

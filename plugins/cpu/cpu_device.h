@@ -1,5 +1,6 @@
 // cpu_device.h: the CPU plugin's device object: the host's cores and memory as one device.
-// Opened by device_open, closed by device_close; also carries the default stream's async error.
+// Opened by device_open, closed by device_close; also carries the default stream: its in-order work
+// queue (device_queue.h) and its first asynchronous error.
 #ifndef TG_PLUGINS_CPU_CPU_DEVICE_H_
 #define TG_PLUGINS_CPU_CPU_DEVICE_H_
 
@@ -8,6 +9,7 @@
 #include <string>
 
 #include "plugins/cpu/cpu_error.h"
+#include "plugins/cpu/device_queue.h"
 
 struct tg_device {
   uint32_t ordinal = 0;
@@ -24,6 +26,10 @@ struct tg_device {
   std::mutex mu;
   tg_code pending_code = TG_CODE_OK;
   std::string pending_message;
+
+  // The default stream's work (launches, copies with an event, deferred frees). Last member: it is
+  // destroyed first, so the work it still runs at close sees a whole device.
+  tg_cpu::DeviceQueue queue;
 };
 
 namespace tg_cpu {
@@ -40,6 +46,7 @@ uint32_t CoresOfDevice(uint32_t ordinal);
 // Opens ordinal 0..DeviceCount()-1 (NOT_FOUND otherwise). Reads /proc/cpuinfo and sysconf, and asks the C compiler
 // for its version (the fingerprint), so the first open costs one compiler spawn.
 tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device);
+// Runs the work still queued on |device| (and the frees deferred behind it), then frees it.
 void CloseDevice(tg_device* device);
 // Fills |inout| up to its struct_size. Strings live until CloseDevice.
 tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout);

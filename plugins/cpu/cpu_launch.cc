@@ -1,13 +1,16 @@
-// cpu_launch.cc: argument marshalling into the "c" calling convention and the workgroup loop.
+// cpu_launch.cc: argument marshalling into the "c" calling convention, the workgroup loop, and
+// handing the marshalled launch to the device's queue.
 #include "plugins/cpu/cpu_launch.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "plugins/cpu/cpu_buffer.h"
 #include "plugins/cpu/cpu_event.h"
 #include "plugins/cpu/cpu_program.h"
+#include "plugins/cpu/device_queue.h"
 #include "plugins/cpu/sized_struct.h"
 #include "plugins/cpu/thread_pool.h"
 
@@ -74,6 +77,41 @@ int32_t RunGroups(ThreadPool& pool, tg_c_kernel_fn fn, const tg_c_dispatch_state
   return failure.load();
 }
 
+// One launch, marshalled: everything the kernel reads, owned, so it can run after launch() returns.
+struct LaunchWork {
+  tg_program* program;
+  std::vector<void*> buffers;
+  std::vector<int64_t> scalars;
+  uint32_t num_groups[3];
+  uint32_t group_size[3];
+};
+
+// Runs |work| on its device's pool, reports a kernel failure to the device (for stream_sync) and
+// to |event| (may be NULL).
+void RunLaunch(const LaunchWork& work, EventState* event) {
+  tg_c_dispatch_state dispatch{};
+  dispatch.struct_size = sizeof dispatch;
+  for (int d = 0; d < 3; ++d) {
+    dispatch.num_groups[d] = work.num_groups[d];
+    dispatch.group_size[d] = work.group_size[d];
+  }
+  dispatch.num_buffers = static_cast<uint32_t>(work.buffers.size());
+  dispatch.num_scalars = static_cast<uint32_t>(work.scalars.size());
+  dispatch.buffers = work.buffers.data();
+  dispatch.scalars = work.scalars.data();
+
+  uint64_t start = MonotonicNs();
+  int32_t rc = RunGroups(PoolOf(work.program->device), work.program->fn, dispatch);
+  uint64_t end = MonotonicNs();
+  if (rc == 0) {
+    CompleteEvent(event, start, end);
+    return;
+  }
+  std::string message = "kernel '" + work.program->entry + "' returned " + std::to_string(rc);
+  RecordAsyncError(work.program->device, TG_CODE_INTERNAL, message);
+  CompleteEvent(event, start, end, TG_CODE_INTERNAL, message);
+}
+
 }  // namespace
 
 tg_error* Launch(const tg_launch_args* raw) {
@@ -86,31 +124,20 @@ tg_error* Launch(const tg_launch_args* raw) {
       return Invalid("num_groups and group_size must be >= 1 in every dimension");
     }
   }
-  std::vector<void*> buffers;
-  std::vector<int64_t> scalars;
-  if (tg_error* e = MarshalArgs(a, &buffers, &scalars)) return e;
-
-  tg_c_dispatch_state dispatch{};
-  dispatch.struct_size = sizeof dispatch;
+  LaunchWork work;
+  work.program = a.program;
+  if (tg_error* e = MarshalArgs(a, &work.buffers, &work.scalars)) return e;
   for (int d = 0; d < 3; ++d) {
-    dispatch.num_groups[d] = a.num_groups[d];
-    dispatch.group_size[d] = a.group_size[d];
+    work.num_groups[d] = a.num_groups[d];
+    work.group_size[d] = a.group_size[d];
   }
-  dispatch.num_buffers = static_cast<uint32_t>(buffers.size());
-  dispatch.num_scalars = static_cast<uint32_t>(scalars.size());
-  dispatch.buffers = buffers.data();
-  dispatch.scalars = scalars.data();
-
-  uint64_t start = MonotonicNs();
-  int32_t rc = RunGroups(PoolOf(a.program->device), a.program->fn, dispatch);
-  uint64_t end = MonotonicNs();
-  tg_code code = rc == 0 ? TG_CODE_OK : TG_CODE_INTERNAL;
-  std::string message;
-  if (rc != 0) {
-    message = "kernel '" + a.program->entry + "' returned " + std::to_string(rc);
-    RecordAsyncError(a.program->device, code, message);
+  std::shared_ptr<EventState> event = NewEvent(a.out_done, (a.flags & TG_LAUNCH_PROFILE) != 0);
+  DeviceQueue& queue = a.program->device->queue;
+  if (!queue.queues()) {  // the fast path: no task object, no handoff
+    RunLaunch(work, event.get());
+    return nullptr;
   }
-  EmitEvent(a.out_done, start, end, (a.flags & TG_LAUNCH_PROFILE) != 0, code, message);
+  queue.Submit([work = std::move(work), event = std::move(event)] { RunLaunch(work, event.get()); });
   return nullptr;
 }
 
@@ -119,6 +146,7 @@ tg_error* StreamSync(tg_device* device, tg_stream* stream) {
   if (stream != nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "stream_sync: the CPU plugin has only the default stream");
   }
+  device->queue.Drain();
   return TakeAsyncError(device);
 }
 

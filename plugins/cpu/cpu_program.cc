@@ -9,6 +9,7 @@
 
 #include "plugins/cpu/binary_envelope.h"
 #include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/device_queue.h"
 #include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/sized_struct.h"
 
@@ -137,9 +138,14 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
 
 void ProgramDestroy(tg_program* program) {
   if (program == nullptr) return;
-  if (program->library != nullptr) dlclose(program->library);
-  JitRelease(&program->jit);
-  delete program;
+  DeviceQueue::Task destroy_now = [program] {
+    if (program->library != nullptr) dlclose(program->library);
+    JitRelease(&program->jit);
+    delete program;
+  };
+  // Launches still queued on the device call into the code (ABI: safe with pending launches).
+  if (program->device != nullptr && program->device->queue.DeferIfBusy(destroy_now)) return;
+  destroy_now();
 }
 
 }  // namespace tg_cpu

@@ -33,7 +33,8 @@ class ThreadPool {
   // running on detached host threads during static destruction).
   static ThreadPool& Global();
   // The pool of CPU device |ordinal| when the plugin presents several (TG_CPU_DEVICES): sized to
-  // that device's share of the cores; created on first use and leaked like Global().
+  // that device's share of the cores; created on first use and leaked like Global(). Its worker 0
+  // is the device's queue thread (device_queue.h), so devices' pools run side by side.
   static ThreadPool& ForDevice(uint32_t ordinal, uint32_t num_workers);
 
  private:
