@@ -8,11 +8,15 @@
 #include "frontend/dist/dist.h"
 #include "frontend/nn/nn.h"
 #include "frontend/tg.h"
+#include "tests/dist/small_net.h"
 
 namespace tg {
 namespace {
 
 using dist::ReduceOp;
+using testing::RankBatch;
+using testing::SmallNet;
+using testing::SplitJitStep;
 
 class Dist : public ::testing::Test {
  protected:
@@ -120,22 +124,8 @@ TEST_F(Dist, SamplerShardsAreDisjointAndCoverTheEpoch) {
   }
 }
 
-// A small model trained data-parallel: each rank sees its own data, and after every step every rank
-// holds bitwise the same parameters and running statistics.
-struct SmallNet {
-  SmallNet() : l1(6, 16), bn(16), l2(16, 3) {}
-  Tensor operator()(const Tensor& x) { return l2(bn(l1(x)).relu()); }
-  void visit(nn::StateVisitor& v) { v("l1", l1), v("bn", bn), v("l2", l2); }
-  nn::Linear l1;
-  nn::BatchNorm bn;
-  nn::Linear l2;
-};
-
-std::pair<Tensor, Tensor> RankBatch(int rank, int step) {
-  Tensor::manual_seed(1000 + 17 * rank + step);
-  return {Tensor::randn({8, 6}), Tensor::randint({8}, 0, 3)};
-}
-
+// A small model trained data-parallel (small_net.h): each rank sees its own data, and after every step
+// every rank holds bitwise the same parameters and running statistics.
 TEST_F(Dist, TrainingKeepsReplicasIdenticalAfterEveryStepEagerly) {
   Tensor::manual_seed(7 + rank);  // different initial weights on purpose: broadcast must fix that
   SmallNet net;
@@ -159,28 +149,16 @@ TEST_F(Dist, TrainingKeepsReplicasIdenticalAfterEveryStepUnderJit) {
   dist::broadcast(nn::get_parameters(net));
   nn::Adam adam(nn::get_parameters(net), 1e-2);
   dist::DistributedOptimizer opt(adam);
-  Jit backward([&](const std::vector<Tensor>& in) {
-    Training on;
-    opt.zero_grad();
-    Tensor loss = net(in[0]).sparse_categorical_crossentropy(in[1]);
-    loss.backward();
-    std::vector<Tensor> out = {loss, opt.flat_gradients()};
-    out.insert(out.end(), opt.buffers().begin(), opt.buffers().end());
-    return out;
-  });
-  Jit update([&](const std::vector<Tensor>& in) {
-    Training on;
-    return opt.schedule_step(in[0]);
-  });
+  SplitJitStep jit(net, opt);
   for (int step = 0; step < 6; ++step) {  // calls 1, 2 (capture) and 3+ (replay) of both JITs
     auto [x, y] = RankBatch(rank, step);
-    std::vector<Tensor> out = backward({x, y});
-    update({opt.average(out[1])});
+    std::vector<Tensor> out = jit.backward({x, y});
+    jit.update({opt.average(out[1])});
     opt.sync_buffers();
     dist::check_replicas(opt.replicated());
   }
-  EXPECT_TRUE(backward.captured());
-  EXPECT_TRUE(update.captured());
+  EXPECT_TRUE(jit.backward.captured());
+  EXPECT_TRUE(jit.update.captured());
 }
 
 // The update is the one of the averaged gradient: SGD with lr 1 moves each weight by minus the mean

@@ -14,11 +14,15 @@
 #include "frontend/dist/dist.h"
 #include "frontend/nn/nn.h"
 #include "frontend/tg.h"
+#include "tests/dist/small_net.h"
 
 namespace tg {
 namespace {
 
 using dist::ReduceOp;
+using testing::RankBatch;
+using testing::SmallNet;
+using testing::SplitJitStep;
 
 // The stub's call counters, through the handle tg::dist already holds (RTLD_NOLOAD: the same library).
 struct StubCounters {
@@ -142,15 +146,6 @@ TEST_F(Nccl, AnNcclErrorIsATgErrorNamingTheCall) {
 
 // A small model trained data-parallel over NCCL: every rank holds bitwise the same parameters and
 // running statistics after every step, and every step's gradients went through ncclAllReduce.
-struct SmallNet {
-  SmallNet() : l1(6, 16), bn(16), l2(16, 3) {}
-  Tensor operator()(const Tensor& x) { return l2(bn(l1(x)).relu()); }
-  void visit(nn::StateVisitor& v) { v("l1", l1), v("bn", bn), v("l2", l2); }
-  nn::Linear l1;
-  nn::BatchNorm bn;
-  nn::Linear l2;
-};
-
 TEST_F(Nccl, TrainingKeepsReplicasBitwiseIdentical) {
   Tensor::manual_seed(7 + rank);  // different initial weights on purpose: the NCCL broadcast must fix that
   SmallNet net;
@@ -161,8 +156,7 @@ TEST_F(Nccl, TrainingKeepsReplicasBitwiseIdentical) {
   dist::DistributedOptimizer opt(adam);
   dist::check_replicas(opt.replicated(), "initial parameters");
   for (int step = 0; step < 4; ++step) {
-    Tensor::manual_seed(1000 + 17 * rank + step);
-    Tensor x = Tensor::randn({8, 6}), y = Tensor::randint({8}, 0, 3);
+    auto [x, y] = RankBatch(rank, step);
     Training on;
     opt.zero_grad();
     net(x).sparse_categorical_crossentropy(y).backward();
@@ -182,33 +176,21 @@ TEST_F(Nccl, TrainingUnderJitKeepsReplicasBitwiseIdentical) {
   dist::broadcast(nn::get_parameters(net));
   nn::Adam adam(nn::get_parameters(net), 1e-2);
   dist::DistributedOptimizer opt(adam);
-  Jit backward([&](const std::vector<Tensor>& in) {
-    Training on;
-    opt.zero_grad();
-    net(in[0]).sparse_categorical_crossentropy(in[1]).backward();
-    std::vector<Tensor> out = {opt.flat_gradients()};
-    out.insert(out.end(), opt.buffers().begin(), opt.buffers().end());
-    return out;
-  });
-  Jit update([&](const std::vector<Tensor>& in) {
-    Training on;
-    return opt.schedule_step(in[0]);
-  });
+  SplitJitStep jit(net, opt);
   for (int step = 0; step < 5; ++step) {  // calls 1, 2 (capture) and 3+ (replay) of both JITs
-    Tensor::manual_seed(1000 + 17 * rank + step);
-    Tensor x = Tensor::randn({8, 6}), y = Tensor::randint({8}, 0, 3);
-    std::vector<Tensor> out = backward({x, y});
-    std::vector<float> flat_before = out[0].to_vector<float>();
+    auto [x, y] = RankBatch(rank, step);
+    std::vector<Tensor> out = jit.backward({x, y});
+    std::vector<float> flat_before = out[1].to_vector<float>();
     int before = AllReduceCalls();
-    Tensor averaged = opt.average(out[0]);
+    Tensor averaged = opt.average(out[1]);
     EXPECT_EQ(AllReduceCalls() - before, 1) << "step " << step;
-    EXPECT_EQ(out[0].to_vector<float>(), flat_before) << "average() must leave its input alone";
-    update({averaged});
+    EXPECT_EQ(out[1].to_vector<float>(), flat_before) << "average() must leave its input alone";
+    jit.update({averaged});
     opt.sync_buffers();
     dist::check_replicas(opt.replicated());
   }
-  EXPECT_TRUE(backward.captured());
-  EXPECT_TRUE(update.captured());
+  EXPECT_TRUE(jit.backward.captured());
+  EXPECT_TRUE(jit.update.captured());
 }
 
 }  // namespace
