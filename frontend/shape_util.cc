@@ -31,8 +31,13 @@ Shape BroadcastShapes(const Shape& a, const Shape& b, std::string_view op) {
 }
 
 int64_t Numel(const Shape& shape) {
+  // A shape with a 0 has no elements, however large its other axes (no overflow to report then).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("shape " + ShapeString(shape) + " has more elements than an int64 counts (2^63 - 1); " +
+                  "each tensor must have fewer");
   return n;
 }
 

@@ -1,4 +1,7 @@
 // Errors a user can cause are tg::Error with a message that names the problem and the fix.
+#include <cstdint>
+#include <limits>
+
 #include "frontend/tg.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -34,6 +37,15 @@ TEST(UserError, BadAxisNamesTheRank) {
 TEST(UserError, ReshapeToTheWrongSize) {
   Tensor a = Tensor::ones({2, 3});
   EXPECT_THAT(ErrorOf([&] { (void)a.reshape({4, 2}); }), AllOf(HasSubstr("(2, 3)"), HasSubstr("(4, 2)")));
+}
+
+// Found by the ONNX fuzzer: Reshape to (INT64_MAX, 3) overflowed the element count (undefined behaviour).
+TEST(UserError, ReshapeToMoreElementsThanInt64CountsIsAnError) {
+  Tensor a = Tensor::zeros({2, 3});
+  int64_t huge = std::numeric_limits<int64_t>::max();
+  EXPECT_THAT(ErrorOf([&] { (void)a.reshape({huge, 3}); }), HasSubstr("more elements than an int64 counts"));
+  EXPECT_THAT(ErrorOf([&] { (void)a.reshape({huge, 2, -1}); }), HasSubstr("more elements than an int64 counts"));
+  EXPECT_EQ(Tensor::zeros({0, 3}).reshape({huge, 0}).shape(), (Shape{huge, 0}));  // no elements: no overflow
 }
 
 TEST(UserError, MatmulMismatchAndWrongReadType) {
