@@ -5,15 +5,15 @@ set -uo pipefail
 tg="$1"
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$tg" --help | grep -q "usage: tg" || fail "--help"
+grep -q "usage: tg" <<<"$("$tg" --help)" || fail "--help"
 "$tg" frobnicate >/dev/null 2>"$TEST_TMPDIR/err"; rc=$?
 [ "$rc" -eq 2 ] || fail "unknown command exited $rc, not 2"
 grep -q "usage: tg" "$TEST_TMPDIR/err" || fail "unknown command printed no usage"
 
 out=$(TG_CACHE_DIR="$TEST_TMPDIR" "$tg" devices) || fail "tg devices exited $?"
 echo "$out"
-echo "$out" | grep -q "^CPU .*ABI 1.0  \[ok\]" || fail "no CPU plugin row"
-echo "$out" | grep -q "arch x86_64-.*vector width [0-9]*, [0-9]* compute units" || fail "no CPU device row"
-echo "$out" | grep -q "^NULL .*\[no devices\]" || fail "no NULL plugin row"
-echo "$out" | grep -q "reason: the null plugin is a template" || fail "no NULL reason"
+grep -q "^CPU .*ABI 1.0  \[ok\]" <<<"$out" || fail "no CPU plugin row"
+grep -q "arch x86_64-.*vector width [0-9]*, [0-9]* compute units" <<<"$out" || fail "no CPU device row"
+grep -q "^NULL .*\[no devices\]" <<<"$out" || fail "no NULL plugin row"
+grep -q "reason: the null plugin is a template" <<<"$out" || fail "no NULL reason"
 echo ok

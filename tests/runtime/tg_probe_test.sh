@@ -20,18 +20,18 @@ block() {  # the lines of the block that starts with $1
   echo "$out" | awk -v head="$1" 'index($0, head) == 1 {on = 1; print; next} /^[^ ]/ {on = 0} on'
 }
 segv=$(block "libstub_segv_init.so")
-echo "$segv" | grep -q "\[crashed\]" || fail "the SIGSEGV plugin is not listed as crashed"
+grep -q "\[crashed\]" <<<"$segv" || fail "the SIGSEGV plugin is not listed as crashed"
 # Plain build: killed by SIGSEGV. Under ASan/UBSan the sanitizer catches the fault and exits(1) after
 # printing its report, which then is the last stderr line.
-echo "$segv" | grep -qE "was killed by signal 11 \(Segmentation fault\)|exited with status [1-9][0-9]* before finishing" ||
+grep -qE "was killed by signal 11 \(Segmentation fault\)|exited with status [1-9][0-9]* before finishing" <<<"$segv" ||
   fail "no signal or exit status for the SIGSEGV plugin"
 abrt=$(block "libstub_abort_init.so")
-echo "$abrt" | grep -q "\[crashed\]" || fail "the aborting plugin is not listed as crashed"
-echo "$abrt" | grep -q "was killed by signal 6 (Aborted)" || fail "no SIGABRT for the aborting plugin"
-echo "$abrt" | grep -q "path: $stubs/libstub_abort_init.so" || fail "no path for the aborting plugin"
+grep -q "\[crashed\]" <<<"$abrt" || fail "the aborting plugin is not listed as crashed"
+grep -q "was killed by signal 6 (Aborted)" <<<"$abrt" || fail "no SIGABRT for the aborting plugin"
+grep -q "path: $stubs/libstub_abort_init.so" <<<"$abrt" || fail "no path for the aborting plugin"
 
-echo "$out" | grep -q "^CPU .*ABI 1.0  \[ok\]" || fail "the listing stopped before the CPU plugin"
-echo "$out" | grep -q "^ZETA .*\[ok\]" || fail "the listing stopped before the ZETA stub"
-echo "$out" | grep -q "Zeta accelerator" || fail "no ZETA device row"
-echo "$out" | grep -q "reason: TG_DISABLE_PLUGINS names OPENCL" || fail "TG_DISABLE_PLUGINS is not honoured in the probe"
+grep -q "^CPU .*ABI 1.0  \[ok\]" <<<"$out" || fail "the listing stopped before the CPU plugin"
+grep -q "^ZETA .*\[ok\]" <<<"$out" || fail "the listing stopped before the ZETA stub"
+grep -q "Zeta accelerator" <<<"$out" || fail "no ZETA device row"
+grep -q "reason: TG_DISABLE_PLUGINS names OPENCL" <<<"$out" || fail "TG_DISABLE_PLUGINS is not honoured in the probe"
 echo ok
