@@ -14,7 +14,7 @@
 
 #include "ir/error.h"
 #include "tools/bench/mlp_trainer.h"
-#include "tools/bench/models.h"
+#include "tools/bench/bench_device.h"
 #include "tools/bench/timing.h"
 
 extern char** environ;
@@ -67,6 +67,7 @@ int RunColdChild(const std::string& kind, const std::string& device) {
     std::cerr << "bench: --cold takes " << kColdForward << " or " << kColdStep << ", not '" << kind << "'\n";
     return 2;
   }
+  ScopedDefaultDevice on(device);
   MlpTrainer trainer(device);  // parameters, Adam state, input and labels realized before the timer
   SyncDevice(device);
   auto t0 = std::chrono::steady_clock::now();

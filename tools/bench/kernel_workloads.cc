@@ -7,7 +7,7 @@
 #include "frontend/jit.h"
 #include "frontend/tg.h"
 #include "ir/error.h"
-#include "tools/bench/models.h"
+#include "tools/bench/bench_device.h"
 #include "tools/bench/timing.h"
 #include "tools/bench/workload_fns.h"
 
@@ -59,7 +59,7 @@ void RunSoftmax(benchmark::State& state, const std::string& device, int warmup) 
 void RunConv2d(benchmark::State& state, const std::string& device, int warmup) {
   Tensor::manual_seed(0);
   Tensor x = Randn({8, 64, 56, 56}, device), w = Randn({64, 64, 3, 3}, device);
-  Timed t = TimeRuns(state, [&] { RealizeAndWait(Conv2dStride1(x, w, 1), device); }, warmup);
+  Timed t = TimeRuns(state, [&] { RealizeAndWait(x.conv2d(w, std::nullopt, 1, 1, 1, /*padding=*/1), device); }, warmup);
   double flop = 2.0 * 8 * 64 * 64 * 9 * 56 * 56;
   Publish(state, "W4_conv2d", device, t, flop / t.median_s / 1e9, "GFLOP/s");
 }

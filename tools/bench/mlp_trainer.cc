@@ -12,16 +12,9 @@ namespace {
 constexpr int64_t kBatch = 128;
 const std::vector<int64_t> kDims = {784, 512, 512, 10};
 
-Mlp SeededMlp(const std::string& device) {
+Mlp SeededMlp() {
   Tensor::manual_seed(0);
-  return Mlp::Init(kDims, device);
-}
-
-// The parameters as leaves that take gradients (tg::nn::Adam updates only those).
-Mlp TrainableMlp(const std::string& device) {
-  Mlp mlp = SeededMlp(device);
-  for (Tensor p : mlp.Params()) p.requires_grad(true);  // a handle: marks the model's own tensor
-  return mlp;
+  return Mlp(kDims);
 }
 
 Tensor RandomLabels(const std::string& device) {
@@ -32,34 +25,41 @@ Tensor RandomLabels(const std::string& device) {
   return Tensor::from_vector(y, Shape{kBatch}, device).realize();
 }
 
+Tensor Loss(const Mlp& mlp, const Tensor& x, const Tensor& labels) {
+  return mlp(x).sparse_categorical_crossentropy(labels);
+}
+
 }  // namespace
 
 MlpTrainer::MlpTrainer(const std::string& device)
-    : mlp_(SeededMlp(device)),
-      adam_(mlp_.Params(), 1e-3),
+    : mlp_(SeededMlp()),
+      adam_(nn::parameters(mlp_), 1e-3),
       x_(Tensor::randn({kBatch, kDims.front()}, dtypes::float32, device).realize()),
       labels_(RandomLabels(device)) {}
 
-Tensor MlpTrainer::Forward() const { return mlp_.Forward(x_); }
+Tensor MlpTrainer::Forward() const { return mlp_(x_); }
 
 Tensor MlpTrainer::Step() {
-  std::vector<Tensor> params = mlp_.Params();
-  Tensor loss = Forward().sparse_categorical_crossentropy(labels_);
-  std::vector<Tensor> grads = loss.gradient(params);
-  mlp_.SetParams(adam_.Step(params, grads, loss));
+  Training on;
+  adam_.zero_grad();
+  Tensor loss = Loss(mlp_, x_, labels_);
+  loss.backward();
+  std::vector<Tensor> out = adam_.schedule_step();
+  out.push_back(loss);
+  Tensor::realize_all(out);
   return loss;
 }
 
 JitMlpTrainer::JitMlpTrainer(const std::string& device)
-    : mlp_(TrainableMlp(device)),
-      adam_(mlp_.Params(), 1e-3),
+    : mlp_(SeededMlp()),
+      adam_(nn::parameters(mlp_), 1e-3),
       // Same RNG order as MlpTrainer (params, then x): the same first loss.
       x_(Tensor::randn({kBatch, kDims.front()}, dtypes::float32, device).realize()),
       labels_(RandomLabels(device)),
       step_([this](const std::vector<Tensor>& in) {
         Training on;
         adam_.zero_grad();
-        Tensor loss = mlp_.Forward(in[0]).sparse_categorical_crossentropy(in[1]);
+        Tensor loss = Loss(mlp_, in[0], in[1]);
         loss.backward();
         std::vector<Tensor> out = {loss};
         for (const Tensor& t : adam_.schedule_step()) out.push_back(t);

@@ -1,5 +1,6 @@
 // mlp_trainer.h: W5's training step (MLP 784->512->512->10, batch 128, cross-entropy on random
 // labels, backward, Adam lr 1e-3), shared by the W5 benchmark and W8's cold-start child.
+// The model's parameters go to the default device: construct under ScopedDefaultDevice(device).
 #ifndef TG_TOOLS_BENCH_MLP_TRAINER_H_
 #define TG_TOOLS_BENCH_MLP_TRAINER_H_
 
@@ -8,7 +9,6 @@
 #include "frontend/jit.h"
 #include "frontend/nn/optim.h"
 #include "frontend/tg.h"
-#include "tools/bench/adam.h"
 #include "tools/bench/models.h"
 
 namespace tg::bench {
@@ -18,17 +18,16 @@ class MlpTrainer {
   // Parameters, optimizer state, input and labels are all realized on return (outside any timer).
   explicit MlpTrainer(const std::string& device);
   Tensor Forward() const;  // logits, lazy
-  Tensor Step();           // one training step, realized together with the new state; returns the loss
+  Tensor Step();           // one training step, realized in one schedule with the new state; returns the loss
 
  private:
   Mlp mlp_;
-  Adam adam_;
+  nn::Adam adam_;
   Tensor x_, labels_;
 };
 
 // The same step (same seed, model, data, Adam hyper-parameters) under tg::Jit: the third Step() on
-// replays the kernels captured by the second. Adam is tg::nn::Adam, whose updates assign the parameters and
-// moments in place, as a replay needs. Not copyable or movable: the jitted function points at this.
+// replays the kernels captured by the second. Not copyable or movable: the jitted function points at this.
 class JitMlpTrainer {
  public:
   explicit JitMlpTrainer(const std::string& device);

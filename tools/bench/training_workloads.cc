@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "frontend/tg.h"
+#include "frontend/nn/nn.h"
+#include "tools/bench/bench_device.h"
 #include "tools/bench/mlp_trainer.h"
 #include "tools/bench/models.h"
 #include "tools/bench/timing.h"
@@ -55,17 +57,17 @@ void RunMlpTrainJit(benchmark::State& state, const std::string& device, int warm
 void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warmup) {
   constexpr int64_t kB = 8, kT = 128, kD = 256, kHeads = 4, kFF = 1024;
   Tensor::manual_seed(0);
-  Block block = Block::Init(kD, kHeads, kFF, device);
+  Block block(kD, kHeads, kFF);
   Tensor x = Tensor::randn({kB, kT, kD}, dtypes::float32, device).realize();
-  std::vector<Tensor> params = block.Params();
+  std::vector<Tensor> params = nn::parameters(block);
   std::optional<Tensor> last_loss;
   auto fwd_bwd = [&] {
-    Tensor loss = block.Forward(x).mean();
+    Tensor loss = block(x).mean();
     std::vector<Tensor> outs = loss.gradient(params);  // every parameter's gradient, as torch's backward()
     outs.push_back(loss);
-    std::vector<Tensor> done = RealizeTogether(outs);
+    Tensor::realize_all(outs);
     SyncDevice(device);
-    last_loss = done.back();
+    last_loss = loss;
   };
   Timed t = TimeRuns(state, fwd_bwd, warmup);
   state.SetLabel("loss " + std::to_string(last_loss->item<float>()));

@@ -1,6 +1,7 @@
 #include "tools/bench/workloads.h"
 
 #include "ir/error.h"
+#include "tools/bench/bench_device.h"
 #include "tools/bench/cold_start.h"
 #include "tools/bench/workload_fns.h"
 
@@ -50,6 +51,7 @@ void RegisterWorkloads(const std::vector<std::string>& devices, int reps) {
     for (const Workload& w : AllWorkloads()) {
       auto body = [&w, device](benchmark::State& state) {
         try {
+          ScopedDefaultDevice on(device);  // where the tg::nn layers put their parameters
           w.run(state, device);
         } catch (const std::exception& e) {  // one broken workload must not end the suite
           state.SkipWithError(e.what());
