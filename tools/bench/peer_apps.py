@@ -88,15 +88,37 @@ class Block(nn.Module):
         return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
 
-def gpt(steps, batch=16, context=64, dim=64, layers=2, heads=4):
-    text = b"".join(open(p, "rb").read() for p in sorted(glob.glob("/usr/share/common-licenses/*"))
+class CharGpt(nn.Module):
+    """apps/char_gpt.h's CharGpt: byte embedding + learned positions, pre-LN blocks, final LayerNorm, head."""
+    def __init__(self, vocab=256, context=64, dim=64, layers=2, heads=4):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, dim), nn.Embedding(context, dim)
+        self.blocks, self.ln_f = nn.ModuleList([Block(dim, heads) for _ in range(layers)]), nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, vocab)
+
+    def forward(self, x):
+        h = self.tok(x) + self.pos(torch.arange(x.shape[1]))
+        for blk in self.blocks:
+            h = blk(h)
+        return self.head(self.ln_f(h))
+
+
+def gpt_adamw(model, lr=3e-3):
+    """apps/gpt.cc's optimizer: AdamW, betas (0.9, 0.99), weight decay 0.01."""
+    return torch.optim.AdamW(model.parameters(), lr, betas=(0.9, 0.99), weight_decay=0.01)
+
+
+def licence_corpus():
+    """apps/char_gpt.cc's LoadCorpus(): every regular file of /usr/share/common-licenses, in name order."""
+    return b"".join(open(p, "rb").read() for p in sorted(glob.glob("/usr/share/common-licenses/*"))
                     if os.path.isfile(p) and not os.path.islink(p))
-    data = torch.tensor(list(text), dtype=torch.long)
+
+
+def gpt(steps, batch=16, context=64, dim=64, layers=2, heads=4):
+    data = torch.tensor(list(licence_corpus()), dtype=torch.long)
     torch.manual_seed(1337)
-    tok, pos = nn.Embedding(256, dim), nn.Embedding(context, dim)
-    blocks, ln_f, head = nn.ModuleList([Block(dim, heads) for _ in range(layers)]), nn.LayerNorm(dim), nn.Linear(dim, 256)
-    params = [p for m in (tok, pos, blocks, ln_f, head) for p in m.parameters()]
-    opt = torch.optim.AdamW(params, 3e-3, betas=(0.9, 0.99), weight_decay=0.01)
+    model = CharGpt(256, context, dim, layers, heads)
+    opt = gpt_adamw(model)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps, 3e-4)
     t0 = None
     for s in range(steps):
@@ -105,10 +127,7 @@ def gpt(steps, batch=16, context=64, dim=64, layers=2, heads=4):
         i = torch.randint(0, len(data) - context - 1, (batch,))
         x = torch.stack([data[j:j + context] for j in i])
         y = torch.stack([data[j + 1:j + context + 1] for j in i])
-        h = tok(x) + pos(torch.arange(context))
-        for blk in blocks:
-            h = blk(h)
-        loss = F.cross_entropy(head(ln_f(h)).view(-1, 256), y.view(-1))
+        loss = F.cross_entropy(model(x).view(-1, 256), y.view(-1))
         opt.zero_grad()
         loss.backward()
         opt.step()

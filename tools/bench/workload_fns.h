@@ -22,6 +22,9 @@ void RunDispatchJit(benchmark::State& state, const std::string& device, int warm
 void RunMlpTrain(benchmark::State& state, const std::string& device, int warmup);           // W5
 void RunMlpTrainJit(benchmark::State& state, const std::string& device, int warmup);        // W5 under tg::Jit
 void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warmup);        // W6
+// app_workloads.cc
+void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup);           // W9, tg::Jit
+void RunGptTrain(benchmark::State& state, const std::string& device, int warmup);           // W10, tg::Jit
 
 }  // namespace tg::bench
 

@@ -10,7 +10,8 @@ namespace {
 
 using Fn = std::function<void(benchmark::State&, const std::string&, int)>;
 
-// Reps and warm-up follow the torch peer (bench_torch.py): 5 / 1 by default, W5 20 / 3, W6 10 / 2.
+// Reps and warm-up follow the torch peers (bench_torch.py, peers_torch.py): 5 / 1 by default, W5 20 / 3,
+// W6 10 / 2, W9 10 / 3, W10 20 / 3.
 Workload Make(std::string name, std::string description, int reps, int warmup, Fn fn) {
   return Workload{std::move(name), std::move(description), reps, warmup,
                   [fn = std::move(fn), warmup](benchmark::State& s, const std::string& d) { fn(s, d, warmup); }};
@@ -36,6 +37,10 @@ std::vector<Workload> BuildTable() {
            [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdForward); }),
       Make("W8b_cold_mlp_step", "first W5 training step, fresh process, empty cache (ms)", 5, 1,
            [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdStep); }),
+      Make("W9_cnn_train", "apps/mnist_cnn.h train step under tg::Jit, batch 128, Adam (steps/s)", 10, 3,
+           RunCnnTrain),
+      Make("W10_gpt_train", "apps/gpt train step under tg::Jit, README config, batch 16 x 64 (tokens/s)", 20, 3,
+           RunGptTrain),
   };
 }
 
