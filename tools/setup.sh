@@ -88,6 +88,27 @@ ocr_models() {
   done
 }
 
+# ONNX Runtime for the benchmark suite's PaddleOCR peer (tools/bench/peer_ort.mjs): onnxruntime-node from
+# npm into a cache outside the repository. --ignore-scripts because its install script downloads GPU
+# binaries from outside the registry, which fails offline; the CPU binaries ship inside the npm package.
+# Same rules as ocr_models: idempotent, a warning (the peer then skips) on failure, retried once a day.
+ort_peer() {
+  local dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tinygrad-cc-peers/onnxruntime-node" pkg="onnxruntime-node@1.30.0"
+  local failed_stamp="$dir/.npm-install-failed"
+  [ -f "$dir/node_modules/onnxruntime-node/package.json" ] && return 0
+  mkdir -p "$dir" || return 0
+  if [ "${1:-}" = "--quiet" ] && [ -n "$(find "$failed_stamp" -mmin -1440 2>/dev/null)" ]; then return 0; fi
+  if ! command -v npm >/dev/null 2>&1 ||
+     ! npm install --silent --ignore-scripts --no-audit --no-fund --fetch-retries=1 --fetch-timeout=30000 \
+         --prefix "$dir" "$pkg" >/dev/null 2>&1; then
+    touch "$failed_stamp"
+    echo "setup: warning: could not npm install $pkg into $dir; the benchmark's ONNX Runtime peer will skip" >&2
+    return 0
+  fi
+  rm -f "$failed_stamp"
+}
+
 main "$@"
 onnx_node_tests
 ocr_models "$@"
+ort_peer "$@"

@@ -37,6 +37,7 @@ TEST(BenchReport, RejectsTextThatIsNotAReport) {
   EXPECT_THROW(FromJson("not json", "x.json"), Error);
   EXPECT_THROW(FromJson("{\"rows\": {}}", "x.json"), Error);
   EXPECT_THROW(FromJson("{\"results\": [{\"name\": \"a\"}]}", "x.json"), Error);
+  EXPECT_THROW(FromJson("{\"results\": [{\"name\": \"a\", \"skipped\": 1}]}", "x.json"), Error);
 }
 
 TEST(BenchReport, UnitsSayWhichDirectionIsBetter) {
@@ -83,6 +84,34 @@ TEST(BenchReport, FailedRunCountsAsRegression) {
   CompareResult r = Compare(MakeReport(0, 300), MakeReport(10, 300), 0.9);
   EXPECT_DOUBLE_EQ(r.rows[0].ratio, 0.0);
   EXPECT_TRUE(r.any_regressed);
+}
+
+TEST(BenchReport, SkippedRecordKeepsItsReasonAndHasNoValue) {
+  Report r;
+  r.records.push_back({"W11_ocr_det", "CPU", "median", 0, "ms", "model absent: run tools/setup.sh"});
+  std::string json = ToJson(r);
+  EXPECT_EQ(json.find("\"value\""), std::string::npos) << json;  // a skip is never a figure
+  Report back = FromJson(json, "test");
+  ASSERT_EQ(back.records.size(), 1u);
+  EXPECT_EQ(back.records[0].skipped, "model absent: run tools/setup.sh");
+  EXPECT_EQ(back.records[0].unit, "ms");
+}
+
+TEST(BenchReport, SkippedRecordsAreListedNotCompared) {
+  Report current = MakeReport(10, 300), baseline = MakeReport(10, 300);
+  current.records[1].skipped = "no model";
+  baseline.records[0].skipped = "no peer";
+  CompareResult r = Compare(current, baseline, 0.9);
+  EXPECT_TRUE(r.rows.empty());
+  ASSERT_EQ(r.skipped.size(), 1u);
+  EXPECT_EQ(r.skipped[0].name, "W6_transformer_fb");
+  ASSERT_EQ(r.only_current.size(), 1u);  // measured now, skipped in the baseline: nothing to compare
+  EXPECT_EQ(r.only_current[0].name, "W1_matmul_1024");
+  EXPECT_TRUE(r.only_baseline.empty());
+  EXPECT_FALSE(r.any_regressed);
+  std::ostringstream out;
+  PrintComparison(r, 0.9, out);
+  EXPECT_NE(out.str().find("skipped (no model)"), std::string::npos) << out.str();
 }
 
 class TgBenchCompare : public ::testing::Test {

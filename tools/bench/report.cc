@@ -40,9 +40,12 @@ bool LowerIsBetter(const std::string& unit) {
 
 std::string ToJson(const Report& report) {
   Json results = Json::array();
-  for (const Record& r : report.records)
-    results.push_back({{"name", r.name}, {"device", r.device}, {"metric", r.metric}, {"value", r.value},
-                       {"unit", r.unit}});
+  for (const Record& r : report.records) {
+    Json row = {{"name", r.name}, {"device", r.device}, {"metric", r.metric}, {"unit", r.unit}};
+    if (r.skipped.empty()) row["value"] = r.value;
+    else row["skipped"] = r.skipped;
+    results.push_back(std::move(row));
+  }
   Json out = {{"suite", "tinygrad-cc bench"}, {"context", report.context}, {"results", results}};
   return out.dump(1) + "\n";
 }
@@ -55,14 +58,18 @@ Report FromJson(const std::string& text, const std::string& what) {
   if (j.contains("context") && j["context"].is_object())
     for (auto& [k, v] : j["context"].items()) report.context[k] = v.is_string() ? v.get<std::string>() : v.dump();
   for (const Json& row : j["results"]) {
-    if (!row.is_object() || !row.contains("name") || !row.contains("value") || !row["value"].is_number())
-      throw Error(what + ": a result needs at least \"name\" and a numeric \"value\": " + row.dump());
+    bool skipped = row.is_object() && row.contains("skipped") && row["skipped"].is_string();
+    bool valued = row.is_object() && row.contains("value") && row["value"].is_number();
+    if (!row.is_object() || !row.contains("name") || !row["name"].is_string() || !(valued || skipped))
+      throw Error(what + ": a result needs a \"name\" and a numeric \"value\" (or a \"skipped\" reason): " +
+                  row.dump());
     Record r;
     r.name = row["name"].get<std::string>();
     r.device = row.value("device", "");
     r.metric = row.value("metric", "median");
-    r.value = row["value"].get<double>();
+    r.value = valued ? row["value"].get<double>() : 0;
     r.unit = row.value("unit", "");
+    if (skipped) r.skipped = row["skipped"].get<std::string>();
     report.records.push_back(std::move(r));
   }
   return report;
@@ -94,7 +101,14 @@ CompareResult Compare(const Report& current, const Report& baseline, double thre
   CompareResult result;
   for (const Record& r : current.records) {
     auto it = base.find(KeyOf(r));
-    if (it == base.end()) {
+    bool matched = it != base.end();
+    bool base_skipped = matched && !it->second->skipped.empty();
+    if (matched && (!r.skipped.empty() || base_skipped)) base.erase(it);
+    if (!r.skipped.empty()) {
+      result.skipped.push_back(r);
+      continue;
+    }
+    if (!matched || base_skipped) {
       result.only_current.push_back(r);
       continue;
     }
@@ -118,6 +132,8 @@ void PrintComparison(const CompareResult& result, double threshold, std::ostream
                   c.regressed ? "  REGRESSED" : "");
     out << line;
   }
+  for (const Record& r : result.skipped)
+    out << r.name << " " << r.device << " " << r.metric << ": skipped (" << r.skipped << ")\n";
   for (const Record& r : result.only_current) out << r.name << " " << r.device << " " << r.metric << ": not in the baseline\n";
   for (const Record& r : result.only_baseline) out << r.name << " " << r.device << " " << r.metric << ": not run\n";
   out << (result.any_regressed ? "FAIL" : "OK") << ": ratio = better/worse vs baseline (direction-aware), threshold "

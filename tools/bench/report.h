@@ -19,6 +19,9 @@ struct Record {
   std::string metric;
   double value = 0;
   std::string unit;
+  // Why there is no figure (a model or a peer is not installed); empty when measured. A skipped record
+  // is reported as such, never as a value.
+  std::string skipped;
 };
 
 struct Report {
@@ -48,6 +51,7 @@ struct CompareResult {
   std::vector<Comparison> rows;
   std::vector<Record> only_current;   // new workloads: reported, not a failure
   std::vector<Record> only_baseline;  // filtered out or not run: reported, not a failure
+  std::vector<Record> skipped;        // skipped in the current run: reported with the reason, not a failure
   bool any_regressed = false;
 };
 

@@ -63,6 +63,13 @@ void Publish(benchmark::State& state, const std::string& name, const std::string
   Records().push_back({name, device, "first", t.first_s * 1e3, "ms"});
 }
 
+void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,
+                    const std::string& unit, const std::string& reason) {
+  state.SkipWithError(("skipped: " + reason).c_str());
+  std::lock_guard<std::mutex> lock(records_mu);
+  Records().push_back({name, device, "median", 0, unit, reason});
+}
+
 const std::vector<Record>& PublishedRecords() { return Records(); }
 
 }  // namespace tg::bench

@@ -33,6 +33,11 @@ Timed TimeSelfTimedRuns(benchmark::State& state, const std::function<double()>& 
 void Publish(benchmark::State& state, const std::string& name, const std::string& device, const Timed& t,
              double value, const std::string& unit);
 
+// For a workload that cannot run here (a model or a file is missing): marks the benchmark skipped with
+// |reason| and records a "skipped" row, so the report says why instead of showing a figure.
+void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,
+                    const std::string& unit, const std::string& reason);
+
 // Every row Publish recorded in this process, in run order.
 const std::vector<Record>& PublishedRecords();
 

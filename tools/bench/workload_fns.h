@@ -25,6 +25,13 @@ void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warm
 // app_workloads.cc
 void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup);           // W9, tg::Jit
 void RunGptTrain(benchmark::State& state, const std::string& device, int warmup);           // W10, tg::Jit
+// ocr_workloads.cc
+struct OcrModel {
+  const char* name;        // the workload: "W11_ocr_det"
+  const char* model_file;  // in the model cache tools/setup.sh fills
+  const char* input_file;  // in tests/onnx/paddleocr/
+};
+void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);  // W11
 
 }  // namespace tg::bench
 

@@ -10,8 +10,11 @@ namespace {
 
 using Fn = std::function<void(benchmark::State&, const std::string&, int)>;
 
+constexpr OcrModel kOcrDet = {"W11_ocr_det", "ch_PP-OCRv4_det_infer.onnx", "det_input.pb"};
+constexpr OcrModel kOcrCls = {"W11_ocr_cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_input.pb"};
+
 // Reps and warm-up follow the torch peers (bench_torch.py, peers_torch.py): 5 / 1 by default, W5 20 / 3,
-// W6 10 / 2, W9 10 / 3, W10 20 / 3.
+// W6 10 / 2, W9 10 / 3, W10 20 / 3; W11 10 / 2 as peer_ort.mjs.
 Workload Make(std::string name, std::string description, int reps, int warmup, Fn fn) {
   return Workload{std::move(name), std::move(description), reps, warmup,
                   [fn = std::move(fn), warmup](benchmark::State& s, const std::string& d) { fn(s, d, warmup); }};
@@ -41,6 +44,10 @@ std::vector<Workload> BuildTable() {
            RunCnnTrain),
       Make("W10_gpt_train", "apps/gpt train step under tg::Jit, README config, batch 16 x 64 (tokens/s)", 20, 3,
            RunGptTrain),
+      Make("W11_ocr_det", "PP-OCRv4 text detector (ONNX) on a 1x3x96x288 text line (ms)", 10, 2,
+           [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrDet); }),
+      Make("W11_ocr_cls", "PaddleOCR direction classifier (ONNX) on 2x3x48x192 (ms)", 10, 2,
+           [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrCls); }),
   };
 }
 

@@ -1,4 +1,4 @@
-// workloads.h: the suite W1-W8 of ../shared/BENCHMARKS.md as Google Benchmark cases, one per
+// workloads.h: the suite (W1-W8 of ../shared/BENCHMARKS.md, W9-W11 of RESULTS.md) as Google Benchmark cases, one per
 // (workload, device), named "<workload>/<device>" (e.g. "W1_matmul_1024/CPU"). Workload names match
 // the PyTorch peer's JSON keys so RESULTS.md can pair them.
 #ifndef TG_TOOLS_BENCH_WORKLOADS_H_
@@ -20,7 +20,7 @@ struct Workload {
   std::function<void(benchmark::State&, const std::string& device)> run;
 };
 
-// W1-W8 in BENCHMARKS.md order.
+// W1-W11 in order.
 const std::vector<Workload>& AllWorkloads();
 
 // Registers every workload for every device; |reps| > 0 replaces each workload's own count.

