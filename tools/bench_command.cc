@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -55,11 +56,13 @@ std::string JoinCommas(const std::vector<std::string>& v) {
 
 const char kBenchUsage[] =
     "usage: tg bench [--device D[,D...]|all] [--filter REGEX] [--reps N] [--json out.json]\n"
-    "                [--compare baseline.json [--threshold 0.9]] [--results current.json]\n"
-    "  runs the benchmark suite W1-W8 (//tools/bench), writes the report (name, device, metric, value,\n"
+    "                [--compare baseline.json [--threshold 0.9]] [--peers peers.json[,...]]\n"
+    "                [--results current.json]\n"
+    "  runs the benchmark suite W1-W11 (//tools/bench), writes the report (name, device, metric, value,\n"
     "  unit) with --json; --compare prints each figure's ratio against the baseline (>1 = better, for\n"
-    "  times too) and exits 1 when one is below --threshold; --results compares an existing report\n"
-    "  instead of running. TG_BENCH_BINARY overrides where the bench binary is found.\n";
+    "  times too) and exits 1 when one is below --threshold; --peers prints one Markdown table of ours\n"
+    "  beside the peers' figures (tools/bench/run_peer.sh's report) with ours/peer ratios; --results\n"
+    "  uses an existing report instead of running. TG_BENCH_BINARY overrides where the bench binary is found.\n";
 
 bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::string* error) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -84,6 +87,14 @@ bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::
     else if (a == "--json" && take()) o->json = v;
     else if (a == "--compare" && take()) o->compare = v;
     else if (a == "--results" && take()) o->results = v;
+    else if (a == "--peers" && take()) {
+      for (size_t s = 0; s <= v.size();) {
+        size_t e = v.find(',', s);
+        if (e == std::string::npos) e = v.size();
+        if (e > s) o->peers.push_back(v.substr(s, e - s));
+        s = e + 1;
+      }
+    }
     else if (a == "--reps" && take()) o->reps = std::atoi(v.c_str());
     else if (a == "--threshold" && take()) {
       char* end = nullptr;
@@ -92,7 +103,8 @@ bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::
     } else if (error->empty()) return *error = "unknown argument '" + args[i] + "'", false;
     if (!error->empty()) return false;
   }
-  if (!o->results.empty() && o->compare.empty()) return *error = "--results needs --compare", false;
+  if (!o->results.empty() && o->compare.empty() && o->peers.empty())
+    return *error = "--results needs --compare or --peers", false;
   return true;
 }
 
@@ -104,6 +116,22 @@ int CompareReports(const std::string& current_path, const std::string& baseline_
     bench::CompareResult result = bench::Compare(current, baseline, threshold);
     bench::PrintComparison(result, threshold, out);
     return result.any_regressed ? 1 : 0;
+  } catch (const std::exception& e) {
+    err << "tg bench: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int PeerTable(const std::string& current_path, const std::vector<std::string>& peer_paths, std::ostream& out,
+              std::ostream& err) {
+  try {
+    bench::Report current = bench::ReadReportFile(current_path), peers;
+    for (const std::string& path : peer_paths) {
+      bench::Report r = bench::ReadReportFile(path);
+      peers.records.insert(peers.records.end(), r.records.begin(), r.records.end());
+    }
+    bench::PrintPeerTable(current, peers, out);
+    return 0;
   } catch (const std::exception& e) {
     err << "tg bench: " << e.what() << "\n";
     return 2;
@@ -131,6 +159,7 @@ int BenchCommand(const std::string& argv0, const BenchOptions& o, std::ostream& 
     }
   }
   int rc = o.compare.empty() ? 0 : CompareReports(report, o.compare, o.threshold, out, err);
+  if (!o.peers.empty()) rc = std::max(rc, PeerTable(report, o.peers, out, err));
   if (o.json.empty() && o.results.empty()) std::filesystem::remove(report);
   return rc;
 }

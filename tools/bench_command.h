@@ -15,6 +15,7 @@ struct BenchOptions {
   std::string json;                  // where the report goes (a temporary file when empty)
   std::string compare;               // baseline report; empty: no comparison
   std::string results;               // an existing report to compare instead of running the suite
+  std::vector<std::string> peers;    // peer reports (tools/bench/run_peer.sh): print ours beside them
   double threshold = 0.9;
   int reps = 0;                      // 0: each workload's own count
 };
@@ -26,6 +27,11 @@ bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* options,
 // |threshold|, 1 when one is, 2 when a file cannot be read.
 int CompareReports(const std::string& current_path, const std::string& baseline_path, double threshold,
                    std::ostream& out, std::ostream& err);
+
+// Prints |current_path| beside the merged |peer_paths| as one Markdown table (bench::PrintPeerTable).
+// 0, or 2 when a file cannot be read.
+int PeerTable(const std::string& current_path, const std::vector<std::string>& peer_paths, std::ostream& out,
+              std::ostream& err);
 
 // The whole subcommand. |argv0| locates the bench binary in tg's runfiles.
 int BenchCommand(const std::string& argv0, const BenchOptions& options, std::ostream& out, std::ostream& err);

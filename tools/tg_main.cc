@@ -18,7 +18,7 @@ constexpr char kUsage[] =
     "             and each device (arch, vector width, compute units, memory)\n"
     "             --probe: load each plugin in a child process of its own, so one that\n"
     "             crashes or hangs in its driver is listed as [crashed] (signal, reason)\n"
-    "  bench      run the benchmark suite W1-W8, write JSON, compare against a baseline\n"
+    "  bench      run the benchmark suite W1-W11, write JSON, compare against a baseline or the peers\n"
     "             (tg bench --help)\n"
     "\n"
     "options:\n"

@@ -114,6 +114,55 @@ TEST(BenchReport, SkippedRecordsAreListedNotCompared) {
   EXPECT_NE(out.str().find("skipped (no model)"), std::string::npos) << out.str();
 }
 
+// The peers as tools/bench/peer_report.py writes them: the thread setting is part of the device.
+Report MakePeers() {
+  Report p;
+  p.records.push_back({"W1_matmul_1024", "torch", "median", 100, "GFLOP/s"});
+  p.records.push_back({"W1_matmul_1024", "torch 2T", "median", 400, "GFLOP/s"});
+  p.records.push_back({"W6_transformer_fb", "torch", "median", 600, "ms/iter"});
+  p.records.push_back({"W3b_softmax_4096", "torch", "median", 3.5, "GB/s"});  // we did not run it
+  p.records.push_back({"W11_ocr_det", "ort 1T", "median", 0, "ms", "onnxruntime-node not installed"});
+  return p;
+}
+
+// The Markdown line of |workload|, or "" when the table has none.
+std::string TableRow(const std::string& table, const std::string& workload) {
+  size_t at = table.find("| " + workload + " |");
+  return at == std::string::npos ? "" : table.substr(at, table.find('\n', at) - at);
+}
+
+TEST(BenchPeerTable, OneRowPerWorkloadOneColumnPerPeerWithDirectionAwareRatios) {
+  Report ours = MakeReport(200, 300);
+  ours.records.push_back({"W1_matmul_1024", "CPU", "first", 79, "ms"});
+  ours.records.push_back({"W11_ocr_det", "CPU", "median", 250, "ms"});
+  std::ostringstream out;
+  PrintPeerTable(ours, MakePeers(), out);
+  std::string t = out.str();
+  EXPECT_NE(t.find("| workload | device | unit | ours | first run (ms) | torch | torch 2T | ort 1T |"), std::string::npos)
+      << t;
+  // 200 GFLOP/s against 100 and 400; 300 ms against 600 ms is better too: ratio 2.
+  EXPECT_EQ(TableRow(t, "W1_matmul_1024"), "| W1_matmul_1024 | CPU | GFLOP/s | 200.0 | 79.00 | 100.0 (2.00x) | 400.0 (0.50x) |  |");
+  EXPECT_EQ(TableRow(t, "W6_transformer_fb"), "| W6_transformer_fb | CPU | ms/iter | 300.0 |  | 600.0 (2.00x) |  |  |");
+  EXPECT_EQ(TableRow(t, "W3b_softmax_4096"), "| W3b_softmax_4096 |  | GB/s | not run |  | 3.500 |  |  |");
+  // A skipped peer is never a figure: "skipped" in its cell, the reason under the table.
+  EXPECT_EQ(TableRow(t, "W11_ocr_det"), "| W11_ocr_det | CPU | ms | 250.0 |  |  |  | skipped |");
+  EXPECT_NE(t.find("- skipped: W11_ocr_det (ort 1T): onnxruntime-node not installed"), std::string::npos) << t;
+}
+
+TEST(BenchPeerTable, OurSkippedWorkloadHasNoRatio) {
+  Report ours;
+  ours.records.push_back({"W11_ocr_det", "CPU", "median", 0, "ms", "model absent"});
+  Report peers;
+  peers.records.push_back({"W11_ocr_det", "ort 1T", "median", 20, "ms"});
+  peers.records.push_back({"*", "torch", "median", 0, "", "python3-torch is not importable"});
+  std::ostringstream out;
+  PrintPeerTable(ours, peers, out);
+  std::string t = out.str();
+  EXPECT_EQ(TableRow(t, "W11_ocr_det"), "| W11_ocr_det | CPU | ms | skipped |  | 20.00 |");
+  EXPECT_NE(t.find("- skipped: W11_ocr_det (ours on CPU): model absent"), std::string::npos) << t;
+  EXPECT_NE(t.find("- skipped: every workload (torch): python3-torch is not importable"), std::string::npos) << t;
+}
+
 class TgBenchCompare : public ::testing::Test {
  protected:
   std::string Write(const Report& r, const std::string& name) {
@@ -131,6 +180,26 @@ TEST_F(TgBenchCompare, ExitStatusFollowsThreshold) {
   EXPECT_EQ(tools::CompareReports(worse, base, 0.75, out, err), 0);
   EXPECT_EQ(tools::CompareReports(base, base, 1.0, out, err), 0);
   EXPECT_EQ(tools::CompareReports(base, base + ".missing", 0.9, out, err), 2);
+}
+
+TEST_F(TgBenchCompare, PeerTableReadsEveryPeerFile) {
+  std::string ours = Write(MakeReport(200, 300), "ours.json");
+  Report torch = MakePeers(), ort;
+  ort.records.push_back({"W6_transformer_fb", "ort 1T", "median", 150, "ms/iter"});
+  std::string torch_path = Write(torch, "torch.json"), ort_path = Write(ort, "ort.json");
+  std::ostringstream out, err;
+  EXPECT_EQ(tools::PeerTable(ours, {torch_path, ort_path}, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("| 600.0 (2.00x) |  | 150.0 (0.50x) |"), std::string::npos) << out.str();
+  EXPECT_EQ(tools::PeerTable(ours, {torch_path + ".missing"}, out, err), 2);
+}
+
+TEST(TgBenchArgs, PeersTakeAListAndAnExistingReport) {
+  tools::BenchOptions o;
+  std::string error;
+  ASSERT_TRUE(tools::ParseBenchArgs({"--results", "tg.json", "--peers=torch.json,ort.json"}, &o, &error)) << error;
+  EXPECT_EQ(o.results, "tg.json");
+  EXPECT_EQ(o.peers, (std::vector<std::string>{"torch.json", "ort.json"}));
+  EXPECT_TRUE(o.compare.empty());
 }
 
 TEST(TgBenchArgs, ParsesBothFlagForms) {

@@ -1,10 +1,14 @@
 #include "tools/bench/report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -28,6 +32,51 @@ std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", digits, v);
   return buf;
+}
+
+// Three significant digits or more: 0.745, 16.7, 141.2, 14555.
+std::string Figure(double v) {
+  double a = std::fabs(v);
+  return Fixed(v, a >= 100 ? 1 : a >= 10 ? 2 : a >= 1 ? 3 : 4);
+}
+
+using RowKey = std::pair<std::string, std::string>;  // (workload, device)
+
+// The "median" records by (workload, device), and the keys in first-seen order.
+std::map<RowKey, const Record*> Medians(const Report& r, std::vector<RowKey>* order) {
+  std::map<RowKey, const Record*> m;
+  for (const Record& rec : r.records) {
+    if (rec.metric != "median" || rec.name == "*") continue;
+    if (m.emplace(RowKey{rec.name, rec.device}, &rec).second && order != nullptr) order->push_back({rec.name, rec.device});
+  }
+  return m;
+}
+
+// A peer's cell: its figure and ours / it, direction-aware, when both were measured in the same unit.
+std::string PeerCell(const Record* ours, const Record* peer) {
+  if (peer == nullptr) return "";
+  if (!peer->skipped.empty()) return "skipped";
+  std::string cell = Figure(peer->value);
+  if (ours != nullptr && ours->skipped.empty() && ours->unit == peer->unit) {
+    double ratio = BetterRatio(ours->value, peer->value, LowerIsBetter(ours->unit));
+    cell += " (" + Fixed(ratio, 2) + "x)";
+  } else if (ours != nullptr && ours->skipped.empty()) {
+    cell += " " + peer->unit;
+  }
+  return cell;
+}
+
+// Every skipped record of either report, with its reason, under the table.
+void PrintSkipped(const Report& ours, const Report& peers, std::ostream& out) {
+  bool any = false;
+  for (const Report* r : {&ours, &peers})
+    for (const Record& rec : r->records) {
+      if (rec.skipped.empty()) continue;
+      std::string what = rec.name == "*" ? "every workload" : rec.name;
+      std::string who = r == &ours ? "ours on " + rec.device : rec.device;
+      out << (any ? "" : "\n") << "- skipped: " << what << " (" << who << "): " << rec.skipped << "\n";
+      any = true;
+    }
 }
 
 }  // namespace
@@ -138,6 +187,47 @@ void PrintComparison(const CompareResult& result, double threshold, std::ostream
   for (const Record& r : result.only_baseline) out << r.name << " " << r.device << " " << r.metric << ": not run\n";
   out << (result.any_regressed ? "FAIL" : "OK") << ": ratio = better/worse vs baseline (direction-aware), threshold "
       << Fixed(threshold, 2) << "\n";
+}
+
+void PrintPeerTable(const Report& ours, const Report& peers, std::ostream& out) {
+  std::vector<RowKey> rows, peer_keys;
+  std::map<RowKey, const Record*> mine = Medians(ours, &rows), theirs = Medians(peers, &peer_keys);
+  std::map<RowKey, const Record*> first;
+  for (const Record& r : ours.records)
+    if (r.metric == "first") first.emplace(RowKey{r.name, r.device}, &r);
+  std::vector<std::string> columns;  // peer devices, first-seen order
+  std::set<std::string> ran_by_us;
+  for (const RowKey& k : rows) ran_by_us.insert(k.first);
+  for (const RowKey& k : peer_keys) {
+    if (std::find(columns.begin(), columns.end(), k.second) == columns.end()) columns.push_back(k.second);
+    if (!ran_by_us.count(k.first) && std::find(rows.begin(), rows.end(), RowKey{k.first, ""}) == rows.end())
+      rows.push_back({k.first, ""});  // a workload only the peers ran
+  }
+  out << "| workload | device | unit | ours | first run (ms) |";
+  for (const std::string& c : columns) out << " " << c << " |";
+  out << "\n|---|---|---|---|---|";
+  for (size_t i = 0; i < columns.size(); ++i) out << "---|";
+  out << "\n";
+  for (const auto& [name, device] : rows) {
+    auto it = mine.find({name, device});
+    const Record* o = it == mine.end() ? nullptr : it->second;
+    std::string unit = o != nullptr ? o->unit : "";
+    std::string figure = o == nullptr ? "not run" : !o->skipped.empty() ? "skipped" : Figure(o->value);
+    auto f = first.find({name, device});
+    for (const std::string& c : columns) {  // a workload only the peers ran: their unit
+      auto p = theirs.find({name, c});
+      if (unit.empty() && p != theirs.end()) unit = p->second->unit;
+    }
+    out << "| " << name << " | " << device << " | " << unit << " | " << figure << " | "
+        << (f == first.end() ? "" : Figure(f->second->value)) << " |";
+    for (const std::string& c : columns) {
+      auto p = theirs.find({name, c});
+      out << " " << PeerCell(o, p == theirs.end() ? nullptr : p->second) << " |";
+    }
+    out << "\n";
+  }
+  PrintSkipped(ours, peers, out);
+  out << "\nRatio in brackets = ours / peer, direction-aware: > 1 means ours is better.\n";
 }
 
 }  // namespace tg::bench

@@ -58,6 +58,13 @@ struct CompareResult {
 CompareResult Compare(const Report& current, const Report& baseline, double threshold);
 void PrintComparison(const CompareResult& result, double threshold, std::ostream& out);
 
+// One Markdown table of a run beside its peers (tools/bench/run_peer.sh's report, same session): a row per
+// workload and device of |ours| ("median" records; "first" as a column), then the workloads only the peers
+// ran; a column per peer device ("torch", "torch 2T", "ort 1T", ...), each cell the peer's figure and
+// ours / peer as "(0.84x)", > 1 = ours better whatever the unit's direction. Skipped records show as
+// "skipped" in their cell and, with the reason, in a list under the table.
+void PrintPeerTable(const Report& ours, const Report& peers, std::ostream& out);
+
 }  // namespace tg::bench
 
 #endif  // TG_TOOLS_BENCH_REPORT_H_
