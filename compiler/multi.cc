@@ -141,9 +141,7 @@ class MultiPass {
     if (s == nullptr) return std::nullopt;
     size_t k = std::find(s->devices.begin(), s->devices.end(), u->src(0)->arg_as<std::string>()) - s->devices.begin();
     if (k == s->devices.size()) return std::nullopt;
-    Bounds window;
-    std::vector<int64_t> flat = u->arg_as<std::vector<int64_t>>();
-    for (size_t i = 0; i + 1 < flat.size(); i += 2) window.emplace_back(flat[i], flat[i + 1]);
+    Bounds window = u->arg_pairs();
     if (s->axis >= 0) {
       auto [b, e] = s->bounds()[k];
       if (window[s->axis].first < b || window[s->axis].second > e) return std::nullopt;

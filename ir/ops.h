@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace tg {
 
@@ -44,5 +45,7 @@ bool IsAlu(Ops);  // unary | binary | ternary
 bool IsMovement(Ops);
 bool IsCommutative(Ops);  // ADD MUL MAX CMPNE CMPEQ XOR OR AND
 bool IsComparison(Ops);   // CMPLT CMPNE CMPEQ: result dtype bool
+// Every op of a group, in enum order, for patterns over it: Pat::Ops_(OpsWhere(IsBinary), ...).
+std::vector<Ops> OpsWhere(bool (*in_group)(Ops));
 
 }  // namespace tg

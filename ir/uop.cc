@@ -267,6 +267,13 @@ UOpRef UOp::shrink(std::vector<std::pair<int64_t, int64_t>> s) const {
   return Make(Ops::kShrink, dtype_, {shared_from_this()}, std::move(flat));
 }
 
+std::vector<std::pair<int64_t, int64_t>> UOp::arg_pairs() const {
+  const std::vector<int64_t>& flat = arg_as<std::vector<int64_t>>();
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
+  return out;
+}
+
 UOpRef UOp::flip(std::vector<bool> axes_to_flip) const {
   return Make(Ops::kFlip, dtype_, {shared_from_this()}, std::vector<int64_t>(axes_to_flip.begin(), axes_to_flip.end()));
 }

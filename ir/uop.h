@@ -84,6 +84,8 @@ class UOp : public std::enable_shared_from_this<UOp> {
   UOpRef expand(Shape) const;
   UOpRef pad(std::vector<std::pair<int64_t, int64_t>>) const;     // (before, after) per axis
   UOpRef shrink(std::vector<std::pair<int64_t, int64_t>>) const;  // (start, stop) per axis
+  // A PAD's or SHRINK's arg read back as the pairs pad() / shrink() took.
+  std::vector<std::pair<int64_t, int64_t>> arg_pairs() const;
   UOpRef flip(std::vector<bool> axes_to_flip) const;
   UOpRef reduce(Ops op, std::vector<int64_t> axes) const;  // keepdim; negative axes count from the end
   UOpRef where(const UOpRef& a, const UOpRef& b) const;   // this is the condition
@@ -95,7 +97,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   std::vector<UOpRef> toposort() const;  // srcs before users, this node last; iterative
   std::string str() const;               // multi-line dump: one line per node with op, dtype, arg, src ids
 
-  // --- additions beyond the spec ---
+  // Builders of the kernel-level nodes, and helpers passes share.
   static UOpRef Range(const UOpRef& end, int64_t axis_id);
   static UOpRef Range(int64_t end, int64_t axis_id, DType dtype = dtypes::index);
   static UOpRef Special(std::string name, int64_t extent, DType dtype = dtypes::index);

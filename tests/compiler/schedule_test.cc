@@ -127,7 +127,7 @@ TEST(Assign, ReversedSelfReadGoesThroughATemporary) {
 namespace tg::compiler {
 namespace {
 
-// issue 4's fusion target: each layer of an MLP is one kernel (matmul + bias + relu fused; the
+// The fusion target: each layer of an MLP is one kernel (matmul + bias + relu fused; the
 // next layer's broadcast of the activations ends it).
 TEST(Schedule, ThreeLayerMlpForwardIsThreeKernels) {
   Tensor x = Tensor::rand({8, 32});

@@ -1,4 +1,4 @@
-// Sharded tensors (issue 8 part 1) on the CPU plugin presented as two devices (TG_CPU_DEVICES=2, set by
+// Sharded tensors on the CPU plugin presented as two devices (TG_CPU_DEVICES=2, set by
 // the BUILD target): every op class gives the same values sharded as unsharded, forward and backward.
 #include <cstdlib>
 #include <functional>
