@@ -41,7 +41,7 @@ class KernelCache {
     auto compiled = std::make_unique<CompiledKernel>();
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
     std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
-    compiled->kernel = opts ? GenerateKernel(ast, device.info(), *opts) : GenerateKernel(ast, device.info());
+    compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());

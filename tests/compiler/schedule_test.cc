@@ -168,7 +168,7 @@ TEST(Schedule, ReduceStoredPermutedIsRealizedInItsOwnOrder) {
   ASSERT_EQ(k.AxesString(), "[GLOBAL:16, LOOP:144, REDUCE:64]");
   UOpRef store_index = k.ast()->src(0)->src(0)->src(1);
   EXPECT_EQ(Kernel::Stride(store_index, k.axes()[1].range), 1);
-  ApplyHeuristic(k, TargetFor(CpuInfo()));
+  ApplyHeuristic(k, Target::For(CpuInfo()));
   ASSERT_FALSE(k.applied().empty());
   EXPECT_EQ(k.applied()[0].op, OptOp::kUpcast);
   EXPECT_EQ(k.applied()[0].axis, 1) << k.AxesString();
