@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "compiler/schedule_item.h"
+#include "compiler/schedule/schedule_item.h"
 
 namespace tg::compiler {
 

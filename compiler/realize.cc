@@ -6,14 +6,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/allreduce.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/allreduce.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/capture.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/multi.h"
-#include "compiler/schedule.h"
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/multi.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/schedule/schedule_cache.h"
 #include "ir/env.h"
 #include "ir/error.h"
 
@@ -130,7 +130,7 @@ std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std
 
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);
-  // Sharded tensors: one graph per device (compiler/multi.h), ALLREDUCEs lowered, then one schedule.
+  // Sharded tensors: one graph per device (compiler/schedule/multi.h), ALLREDUCEs lowered, then one schedule.
   SpmdRoots spmd = SplitMulti(roots, devices);
   std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices);
   std::vector<UOpRef> out;

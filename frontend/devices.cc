@@ -1,6 +1,6 @@
 #include "frontend/devices.h"
 
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/target.h"
 #include "runtime/device_registry.h"
 

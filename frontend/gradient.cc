@@ -165,7 +165,7 @@ absl::flat_hash_map<const UOp*, UOpRef> ComputeGradient(const UOpRef& root, cons
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOpRef& u = *it;
     auto g = grads.find(u.get());
-    // Gradients are whole-tensor graphs, also over sharded values: compiler/multi.h runs them per device.
+    // Gradients are whole-tensor graphs, also over sharded values: compiler/schedule/multi.h runs them per device.
     if (g == grads.end() || u->src().empty()) continue;
     GradientContext ctx{g->second};
     UOpRef local = GradientRules().Rewrite(u, &ctx);

@@ -1,7 +1,7 @@
 #include "frontend/jit.h"
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/capture.h"
 #include "ir/substitute.h"
 

@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/capture.h"
-#include "compiler/multi.h"
+#include "compiler/schedule/multi.h"
 #include "compiler/realize.h"
 #include "frontend/lazy_load.h"
 #include "frontend/random.h"

@@ -5,8 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/multi.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/multi.h"
 #include "compiler/realize.h"
 #include "frontend/lazy_load.h"
 #include "frontend/shape_util.h"

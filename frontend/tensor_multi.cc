@@ -1,9 +1,9 @@
 // Tensors on several devices (tinygrad's shard): a MULTI node of one lazy graph per device, split
-// along one axis or replicated. Ops stay ordinary graph ops; compiler/multi.h runs them per device.
+// along one axis or replicated. Ops stay ordinary graph ops; compiler/schedule/multi.h runs them per device.
 #include <numeric>
 
-#include "compiler/buffer_node.h"
-#include "compiler/multi.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/multi.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"
 #include "ir/multi_arg.h"

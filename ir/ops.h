@@ -31,8 +31,8 @@ enum class Ops : uint8_t {
   kContiguous, kDetach, kCopy, kSink, kKernel, kNoop,
   // multi-device (tensor graph only; see ir/multi_arg.h): MULTI(shard per device) is one logical tensor
   // split along an axis (or replicated); ALLREDUCE(value per device) is their reduction as it lands on
-  // one device. compiler/multi.cc turns MULTI graphs into per-device graphs with ALLREDUCEs,
-  // compiler/allreduce.cc lowers those to copies and kernels.
+  // one device. compiler/schedule/multi.cc turns MULTI graphs into per-device graphs with ALLREDUCEs,
+  // compiler/schedule/allreduce.cc lowers those to copies and kernels.
   kMulti, kAllreduce,
 };
 inline constexpr int kNumOps = static_cast<int>(Ops::kAllreduce) + 1;

@@ -49,7 +49,7 @@ bool ArgEqual(const Arg& a, const Arg& b) {
         if constexpr (std::is_same_v<T, std::monostate>) return true;
         else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
         else if constexpr (std::is_same_v<T, ReduceArg>) return x.op == y.op && x.axes == y.axes;
-        // id, place and size: real buffers have unique ids; placeholders (compiler/schedule_cache)
+        // id, place and size: real buffers have unique ids; placeholders (compiler/schedule/schedule_cache)
         // share ids across graphs of different sizes and devices.
         else if constexpr (std::is_same_v<T, BufferArg>) return x.id == y.id && x.size == y.size && x.device == y.device;
         else return x == y;

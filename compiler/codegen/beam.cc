@@ -11,7 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "ir/env.h"

@@ -13,7 +13,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/render/llvm_renderer.h"
 #include "compiler/render/renderer.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"

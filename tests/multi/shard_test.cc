@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/allreduce.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/allreduce.h"
+#include "compiler/schedule/buffer_node.h"
 #include "frontend/nn/nn.h"
 #include "ir/multi_arg.h"
 #include "frontend/tg.h"

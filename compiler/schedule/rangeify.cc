@@ -1,4 +1,4 @@
-#include "compiler/rangeify.h"
+#include "compiler/schedule/rangeify.h"
 
 #include <utility>
 

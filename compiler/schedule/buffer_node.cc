@@ -1,4 +1,4 @@
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 
 #include <atomic>
 

@@ -1,7 +1,7 @@
 // One unit of work of a schedule: a kernel to compile and launch, or a copy between devices.
-// Produced by compiler/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
-#ifndef TG_COMPILER_SCHEDULE_ITEM_H_
-#define TG_COMPILER_SCHEDULE_ITEM_H_
+// Produced by compiler/schedule/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
+#ifndef TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
+#define TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
 
 #include <string>
 #include <vector>
@@ -23,4 +23,4 @@ struct ScheduleItem {
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_SCHEDULE_ITEM_H_
+#endif  // TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_

@@ -1,5 +1,5 @@
 // The multi pass: per-op rules that run a graph over MULTI nodes once per device (SPMD).
-#include "compiler/multi.h"
+#include "compiler/schedule/multi.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/gather.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/gather.h"
 #include "ir/error.h"
 
 namespace tg::compiler {

@@ -1,9 +1,9 @@
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/schedule_cache.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/buffer_node.h"
-#include "compiler/memory_planner.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/memory_planner.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {

@@ -1,12 +1,12 @@
 // SPMD over devices: turns a tensor graph that contains MULTI nodes (sharded or replicated tensors,
 // ir/multi_arg.h) into one ordinary graph per device, as tinygrad's schedule/multi.py does. Ops run
 // per shard; a reduce over the shard axis combines the per-device partials through ALLREDUCE
-// (lowered by compiler/allreduce.h); a pad, shrink or flip along the shard axis gathers (all-gather)
-// first and shards again after; to() one device gathers there (compiler/gather.h); a reshape keeps the
+// (lowered by compiler/schedule/allreduce.h); a pad, shrink or flip along the shard axis gathers (all-gather)
+// first and shards again after; to() one device gathers there (compiler/schedule/gather.h); a reshape keeps the
 // shard axis where its start survives and otherwise is an error. Used by compiler/realize.cc; the front
 // end builds MULTI nodes (and asks LayoutOf for gradients through a gather).
-#ifndef TG_COMPILER_MULTI_H_
-#define TG_COMPILER_MULTI_H_
+#ifndef TG_COMPILER_SCHEDULE_MULTI_H_
+#define TG_COMPILER_SCHEDULE_MULTI_H_
 
 #include <optional>
 #include <string>
@@ -59,4 +59,4 @@ std::vector<std::pair<int64_t, int64_t>> EvenBounds(int64_t size, size_t n);
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_MULTI_H_
+#endif  // TG_COMPILER_SCHEDULE_MULTI_H_
