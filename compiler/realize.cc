@@ -1,4 +1,4 @@
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 
 #include <chrono>
 #include <cstdio>
@@ -8,7 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "compiler/schedule/allreduce.h"
 #include "compiler/schedule/buffer_node.h"
-#include "compiler/capture.h"
+#include "compiler/errors.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/schedule/multi.h"
@@ -97,20 +97,11 @@ void RunCopy(const ScheduleItem& item) {
   ThrowIfError(dst->CopyFrom(*src, bytes));
 }
 
-thread_local std::vector<ScheduleItem>* capture_target = nullptr;
-
 }  // namespace
-
-CaptureScope::CaptureScope() {
-  if (capture_target != nullptr) throw Error("capture: a capture is already running on this thread");
-  capture_target = &items_;
-}
-CaptureScope::~CaptureScope() { capture_target = nullptr; }
-bool Capturing() { return capture_target != nullptr; }
 
 void RunItems(const std::vector<ScheduleItem>& items) {
   for (const ScheduleItem& item : items) {
-    if (capture_target != nullptr) capture_target->push_back(item);
+    RecordForCapture(item);
     if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
     else RunKernel(item);
   }
@@ -127,6 +118,14 @@ std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std
 }
 
 }  // namespace
+
+bool IsRealized(const UOpRef& u) {
+  if (BufferOfView(u)) return true;
+  if (u->op() != Ops::kMulti) return false;
+  for (const UOpRef& s : u->src())
+    if (!BufferOfView(s)) return false;
+  return true;
+}
 
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);

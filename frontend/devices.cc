@@ -1,7 +1,6 @@
 #include "frontend/devices.h"
 
-#include "compiler/schedule/buffer_node.h"
-#include "compiler/target.h"
+#include "compiler/compiler.h"
 #include "runtime/device_registry.h"
 
 namespace tg {

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/schedule/multi.h"
+#include "compiler/compiler.h"
 #include "frontend/gradient.h"
 #include "ir/error.h"
 #include "ir/multi_arg.h"

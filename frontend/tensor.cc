@@ -3,10 +3,7 @@
 
 #include <cmath>
 
-#include "compiler/schedule/buffer_node.h"
-#include "compiler/capture.h"
-#include "compiler/schedule/multi.h"
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 #include "frontend/lazy_load.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"

@@ -2,8 +2,7 @@
 // along one axis or replicated. Ops stay ordinary graph ops; compiler/schedule/multi.h runs them per device.
 #include <numeric>
 
-#include "compiler/schedule/buffer_node.h"
-#include "compiler/schedule/multi.h"
+#include "compiler/compiler.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"
 #include "ir/multi_arg.h"

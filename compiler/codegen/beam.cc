@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/schedule/gather.h"
 #include "compiler/schedule/multi.h"

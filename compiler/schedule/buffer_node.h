@@ -26,13 +26,6 @@ runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node);
 // CONTIGUOUS chains over one), else nullptr. Such a node needs no kernel to be realized.
 UOpRef BufferOfView(const UOpRef& view);
 
-// Throws tg::Error with |status|'s message when it is not OK.
-void ThrowIfError(const absl::Status& status);
-
-// The device called |name| ("CPU", "OPENCL:1", ...); throws tg::Error (which lists the devices there are)
-// when there is none.
-runtime::Device& DeviceNamed(const std::string& name);
-
 }  // namespace tg::compiler
 
 #endif  // TG_COMPILER_SCHEDULE_BUFFER_NODE_H_

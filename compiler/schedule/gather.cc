@@ -1,5 +1,6 @@
 #include "compiler/schedule/gather.h"
 
+#include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 #include "ir/error.h"
 #include "runtime/buffer.h"

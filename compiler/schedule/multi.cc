@@ -339,14 +339,6 @@ bool HasMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& 
   return false;
 }
 
-bool IsRealized(const UOpRef& u) {
-  if (BufferOfView(u)) return true;
-  if (u->op() != Ops::kMulti) return false;
-  for (const UOpRef& s : u->src())
-    if (!BufferOfView(s)) return false;
-  return true;
-}
-
 std::optional<ShardLayout> LayoutOf(const UOpRef& root) {
   MultiPass pass;
   for (const UOpRef& n : root->toposort()) pass.Visit(n);

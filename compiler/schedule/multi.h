@@ -50,9 +50,6 @@ std::optional<ShardLayout> LayoutOf(const UOpRef& root);
 // Whether any root's graph holds a MULTI (cheap when no MULTI was ever built in this process).
 bool HasMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices);
 
-// A realized value: a BUFFER view, or a MULTI whose every shard is one.
-bool IsRealized(const UOpRef& u);
-
 // Shard bounds [start, stop) of |size| elements over |n| devices: ceil(size / n) each, the last
 // ones shorter (maybe empty), as tinygrad's shard splits.
 std::vector<std::pair<int64_t, int64_t>> EvenBounds(int64_t size, size_t n);

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <optional>
 
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 #include "ir/error.h"
 #include "runtime/device_registry.h"
 

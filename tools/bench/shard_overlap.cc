@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/schedule/buffer_node.h"
+#include "compiler/compiler.h"
 #include "runtime/device.h"
 #include "frontend/tg.h"
 
