@@ -72,7 +72,7 @@ void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kerne
 }
 
 void RunKernel(const ScheduleItem& item) {
-  runtime::Device& device = DeviceNamed(item.device);
+  runtime::Device& device = item.runs_on != nullptr ? *item.runs_on : DeviceNamed(item.device);
   const CompiledKernel& compiled = KernelCache::Global().Get(item.ast, device);
   std::vector<runtime::KernelArg> args;
   for (const UOpRef& b : item.buffers) {

@@ -32,7 +32,7 @@ const UOp* DevicePin(const UOpRef& root) {
 std::string PinDevice(const UOp& pin) {
   if (pin.op() == Ops::kBuffer) return pin.arg_as<BufferArg>().device;
   if (pin.op() == Ops::kCopy) return pin.arg_as<std::string>();
-  return DeviceTupleName(MultiArg::Of(pin).devices);
+  return MultiArg::Of(pin).devices.Name();
 }
 
 // |g| on device |to|: a COPY unless it is there already or is constants only. A sharded |g| copied to

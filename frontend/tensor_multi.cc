@@ -26,7 +26,7 @@ std::vector<std::string> CanonicalDevices(const std::vector<std::string>& device
 
 }  // namespace
 
-std::vector<std::string> Tensor::devices() const { return SplitDeviceTuple(device()); }
+std::vector<std::string> Tensor::devices() const { return DeviceSet::FromName(device()).names(); }
 
 bool Tensor::is_sharded() const { return devices().size() > 1 || uop()->op() == Ops::kMulti; }
 
@@ -63,7 +63,7 @@ Tensor Tensor::shard(const std::vector<std::string>& devices, std::optional<int>
     }
     shards.push_back(piece.to(devs[i]).uop());
   }
-  return Tensor(MakeMulti(std::move(shards), a.value_or(-1), devs), DeviceTupleName(devs));
+  return Tensor(MakeMulti(std::move(shards), a.value_or(-1), devs), DeviceSet(devs).Name());
 }
 
 Tensor& Tensor::shard_(const std::vector<std::string>& devices, std::optional<int> axis) {

@@ -27,6 +27,11 @@ size_t HashVector(size_t h, const std::vector<int64_t>& v) {
   return Mix(h, v.size());
 }
 
+size_t HashDevices(size_t h, const DeviceSet& devices) {
+  for (const std::string& d : devices) h = Mix(h, std::hash<std::string>{}(d));
+  return Mix(h, devices.size());
+}
+
 size_t NodeHash(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg) {
   size_t h = Mix(static_cast<size_t>(op), (static_cast<size_t>(dtype.scalar()) << 8) | dtype.count());
   for (const UOpRef& s : src) h = Mix(h, reinterpret_cast<size_t>(s.get()));
@@ -69,6 +74,10 @@ size_t ArgHash(const Arg& a) {
         else if constexpr (std::is_same_v<T, ReduceArg>) return HashVector(Mix(h, static_cast<size_t>(x.op)), x.axes);
         else if constexpr (std::is_same_v<T, BufferArg>)
           return Mix(Mix(h, static_cast<size_t>(x.id)), static_cast<size_t>(x.size) ^ std::hash<std::string>()(x.device));
+        else if constexpr (std::is_same_v<T, MultiArg>)
+          return HashDevices(Mix(h, static_cast<size_t>(x.axis)), x.devices);
+        else if constexpr (std::is_same_v<T, AllreduceArg>)
+          return HashDevices(Mix(Mix(h, static_cast<size_t>(x.op)), static_cast<size_t>(x.out)), x.devices);
         else return Mix(h, static_cast<size_t>(x));  // int64_t, bool
       },
       a);
@@ -88,6 +97,9 @@ std::string ArgString(const Arg& a) {
           return absl::StrCat(std::string(OpName(x.op)), " ", ShapeString(x.axes));
         else if constexpr (std::is_same_v<T, BufferArg>)
           return absl::StrCat("buffer ", x.id, " ", x.device, " size ", x.size);
+        else if constexpr (std::is_same_v<T, MultiArg>) return absl::StrCat("axis ", x.axis, " ", x.devices.Name());
+        else if constexpr (std::is_same_v<T, AllreduceArg>)
+          return absl::StrCat(std::string(OpName(x.op)), " out ", x.out, " ", x.devices.Name());
         else return absl::StrCat(x);
       },
       a);
@@ -188,8 +200,10 @@ struct UOpFactory {
 
 UOp::UOp(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg)
     : op_(op), dtype_(dtype), src_(std::move(src)), arg_(std::move(arg)) {
+  has_multi_ = op_ == Ops::kMulti;
   for (const UOpRef& s : src_) {
     if (s == nullptr) throw Error(absl::StrCat(std::string(OpName(op_)), ": null source"));
+    has_multi_ = has_multi_ || s->has_multi_;
   }
   shape_ = internal::DeriveShape(op_, dtype_, src_, arg_);
   std::tie(vmin_, vmax_) = internal::DeriveRange(op_, dtype_, src_, arg_);

@@ -29,7 +29,7 @@ struct SpmdRoots {
   std::vector<Origin> origins;        // one per original root
 };
 
-// |devices[i]| is root i's device: a canonical name, or a DeviceTupleName for a tensor on several
+// |devices[i]| is root i's device: a canonical name, or a DeviceSet's Name() for a tensor on several
 // devices (a plain graph there, a broadcast constant, is replicated). Throws tg::Error for an op
 // that cannot run on sharded operands (a reshape that merges the shard axis into the axes before it)
 // or for operands on different device sets.
@@ -47,7 +47,7 @@ struct ShardLayout {
 // Throws as SplitMulti does. Costs one multi pass over |root|'s graph.
 std::optional<ShardLayout> LayoutOf(const UOpRef& root);
 
-// Whether any root's graph holds a MULTI (cheap when no MULTI was ever built in this process).
+// Whether any root's graph holds a MULTI or is realized on several devices (cheap: UOp::has_multi).
 bool HasMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices);
 
 // Shard bounds [start, stop) of |size| elements over |n| devices: ceil(size / n) each, the last

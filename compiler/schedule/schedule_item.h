@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/uop.h"
+#include "runtime/device.h"
 
 namespace tg::compiler {
 
@@ -19,6 +20,9 @@ struct ScheduleItem {
   // kCopy: buffers[0] is the destination, buffers[1] the source.
   std::vector<UOpRef> buffers;
   std::string device;  // where the kernel runs (the destination of a copy)
+  // |device| resolved once when the schedule is made (compiler/schedule/schedule_cache), so that a
+  // launch, and every replay of a captured item, skips the registry; null: look |device| up.
+  runtime::Device* runs_on = nullptr;
 };
 
 }  // namespace tg::compiler
