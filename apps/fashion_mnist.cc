@@ -90,7 +90,7 @@ double TrainEpoch(tg::Jit& step, const MnistSplit& train, int64_t batch, int64_t
   return loss_sum / std::max<int64_t>(steps, 1);
 }
 
-// ---- --distributed (issue 8 part 3): the same model, optimizer and schedule on every rank; each rank
+// ---- --distributed: the same model, optimizer and schedule on every rank; each rank
 // trains on its shard of every epoch (DistributedSampler) and averages gradients before each step
 // (DistributedOptimizer), so the ranks' parameters stay identical. The step runs as two JITs, with the
 // host allreduce between them: a captured JIT cannot read data.

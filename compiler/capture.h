@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "compiler/schedule_item.h"
+#include "compiler/schedule/schedule_item.h"
 
 namespace tg::compiler {
 
@@ -24,6 +24,9 @@ class CaptureScope {
 
 // Whether a CaptureScope is alive on this thread (reading tensor data then is an error).
 bool Capturing();
+
+// Appends |item| to this thread's CaptureScope when one is alive (RunItems does, for each item it runs).
+void RecordForCapture(const ScheduleItem& item);
 
 // Runs |items| in order, as realize() would (kernels from the kernel cache, copies staged).
 void RunItems(const std::vector<ScheduleItem>& items);

@@ -1,4 +1,4 @@
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 
 #include <chrono>
 #include <cstdio>
@@ -6,14 +6,14 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/allreduce.h"
-#include "compiler/buffer_node.h"
-#include "compiler/capture.h"
+#include "compiler/schedule/allreduce.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/errors.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
-#include "compiler/multi.h"
-#include "compiler/schedule.h"
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/multi.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/schedule/schedule_cache.h"
 #include "ir/env.h"
 #include "ir/error.h"
 
@@ -41,7 +41,7 @@ class KernelCache {
     auto compiled = std::make_unique<CompiledKernel>();
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
     std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
-    compiled->kernel = opts ? GenerateKernel(ast, device.info(), *opts) : GenerateKernel(ast, device.info());
+    compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());
@@ -72,7 +72,7 @@ void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kerne
 }
 
 void RunKernel(const ScheduleItem& item) {
-  runtime::Device& device = DeviceNamed(item.device);
+  runtime::Device& device = item.runs_on != nullptr ? *item.runs_on : DeviceNamed(item.device);
   const CompiledKernel& compiled = KernelCache::Global().Get(item.ast, device);
   std::vector<runtime::KernelArg> args;
   for (const UOpRef& b : item.buffers) {
@@ -97,20 +97,11 @@ void RunCopy(const ScheduleItem& item) {
   ThrowIfError(dst->CopyFrom(*src, bytes));
 }
 
-thread_local std::vector<ScheduleItem>* capture_target = nullptr;
-
 }  // namespace
-
-CaptureScope::CaptureScope() {
-  if (capture_target != nullptr) throw Error("capture: a capture is already running on this thread");
-  capture_target = &items_;
-}
-CaptureScope::~CaptureScope() { capture_target = nullptr; }
-bool Capturing() { return capture_target != nullptr; }
 
 void RunItems(const std::vector<ScheduleItem>& items) {
   for (const ScheduleItem& item : items) {
-    if (capture_target != nullptr) capture_target->push_back(item);
+    RecordForCapture(item);
     if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
     else RunKernel(item);
   }
@@ -128,9 +119,17 @@ std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std
 
 }  // namespace
 
+bool IsRealized(const UOpRef& u) {
+  if (BufferOfView(u)) return true;
+  if (u->op() != Ops::kMulti) return false;
+  for (const UOpRef& s : u->src())
+    if (!BufferOfView(s)) return false;
+  return true;
+}
+
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);
-  // Sharded tensors: one graph per device (compiler/multi.h), ALLREDUCEs lowered, then one schedule.
+  // Sharded tensors: one graph per device (compiler/schedule/multi.h), ALLREDUCEs lowered, then one schedule.
   SpmdRoots spmd = SplitMulti(roots, devices);
   std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices);
   std::vector<UOpRef> out;

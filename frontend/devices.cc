@@ -1,7 +1,6 @@
 #include "frontend/devices.h"
 
-#include "compiler/buffer_node.h"
-#include "plugins/abi/tg_plugin.h"
+#include "compiler/compiler.h"
 #include "runtime/device_registry.h"
 
 namespace tg {
@@ -27,12 +26,7 @@ namespace tg {
 bool device_supports(const std::string& device, DType dtype) {
   absl::StatusOr<runtime::Device*> d = runtime::DeviceRegistry::Global().GetDevice(device);
   compiler::ThrowIfError(d.status());
-  const runtime::DeviceInfo& info = (*d)->info();
-  // The CPU dialects compile _Float16 and double themselves, whatever the plugin's caps say.
-  bool cpu = info.SupportsDialect("c") || info.SupportsDialect("llvm-ir");
-  if (dtype.base() == dtypes::float16) return cpu || (info.caps & TG_CAP_FP16) != 0;
-  if (dtype.base() == dtypes::float64) return cpu || (info.caps & TG_CAP_FP64) != 0;
-  return true;
+  return compiler::TargetOf(**d).Computes(dtype);
 }
 
 }  // namespace tg

@@ -24,12 +24,6 @@ UOpRef SumToShape(const UOpRef& g, const Shape& shape) {
   return axes.empty() ? g : g->reduce(Ops::kAdd, axes);
 }
 
-std::vector<std::pair<int64_t, int64_t>> Pairs(const std::vector<int64_t>& flat) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
-  return out;
-}
-
 UOpRef ReduceGrad(const Match& m) {
   const UOpRef& ret = m["ret"];
   const UOpRef& x = m["x"];
@@ -70,7 +64,7 @@ UOpRef PermuteGrad(const Match& m) {
 }
 
 UOpRef PadGrad(const Match& m) {  // the gradient of a pad is the gradient of the inside
-  auto pads = Pairs(m["ret"]->arg_as<std::vector<int64_t>>());
+  auto pads = m["ret"]->arg_pairs();
   const Shape& in = m["x"]->shape();
   std::vector<std::pair<int64_t, int64_t>> bounds;
   for (size_t i = 0; i < pads.size(); ++i) bounds.emplace_back(pads[i].first, pads[i].first + in[i]);
@@ -78,7 +72,7 @@ UOpRef PadGrad(const Match& m) {  // the gradient of a pad is the gradient of th
 }
 
 UOpRef ShrinkGrad(const Match& m) {  // the gradient of a shrink is zero outside the window
-  auto bounds = Pairs(m["ret"]->arg_as<std::vector<int64_t>>());
+  auto bounds = m["ret"]->arg_pairs();
   const Shape& in = m["x"]->shape();
   std::vector<std::pair<int64_t, int64_t>> pads;
   for (size_t i = 0; i < bounds.size(); ++i) pads.emplace_back(bounds[i].first, in[i] - bounds[i].second);
@@ -128,7 +122,7 @@ const PatternMatcher& GradientRules() {
          return Grads(m["ret"], {G(m) / m["b"], -G(m) * m["a"] / (m["b"] * m["b"])});
        }},
       {Binary(Ops::kMax), MaxGrad},
-      {Pat::Ops_({Ops::kCmpLt, Ops::kCmpNe, Ops::kCmpEq}, {Pat::Var("a"), Pat::Var("b")}, "ret"),
+      {Pat::Ops_(OpsWhere(IsComparison), {Pat::Var("a"), Pat::Var("b")}, "ret"),
        [](const Match& m) { return Grads(m["ret"], {nullptr, nullptr}); }},
       // integer-only ops: on a gradient path only behind a float -> int cast, and flat there
       {Pat::Ops_({Ops::kIdiv, Ops::kMod, Ops::kXor, Ops::kOr, Ops::kAnd, Ops::kShl, Ops::kShr},
@@ -171,7 +165,7 @@ absl::flat_hash_map<const UOp*, UOpRef> ComputeGradient(const UOpRef& root, cons
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOpRef& u = *it;
     auto g = grads.find(u.get());
-    // Gradients are whole-tensor graphs, also over sharded values: compiler/multi.h runs them per device.
+    // Gradients are whole-tensor graphs, also over sharded values: compiler/schedule/multi.h runs them per device.
     if (g == grads.end() || u->src().empty()) continue;
     GradientContext ctx{g->second};
     UOpRef local = GradientRules().Rewrite(u, &ctx);

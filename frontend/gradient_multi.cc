@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/multi.h"
+#include "compiler/compiler.h"
 #include "frontend/gradient.h"
 #include "ir/error.h"
 #include "ir/multi_arg.h"
@@ -32,11 +32,11 @@ const UOp* DevicePin(const UOpRef& root) {
 std::string PinDevice(const UOp& pin) {
   if (pin.op() == Ops::kBuffer) return pin.arg_as<BufferArg>().device;
   if (pin.op() == Ops::kCopy) return pin.arg_as<std::string>();
-  return DeviceTupleName(MultiArg::Of(pin).devices);
+  return MultiArg::Of(pin).devices.Name();
 }
 
 // |g| on device |to|: a COPY unless it is there already or is constants only. A sharded |g| copied to
-// one of its own devices is a gather there (compiler/multi.h), which a SHRINK to that device's slice
+// one of its own devices is a gather there (compiler/schedule/multi.h), which a SHRINK to that device's slice
 // right after turns back into the local shard.
 UOpRef OnDevice(const UOpRef& g, const std::string& to) {
   const UOp* pin = DevicePin(g);

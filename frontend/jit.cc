@@ -1,8 +1,7 @@
 #include "frontend/jit.h"
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/capture.h"
+#include "compiler/compiler.h"
 #include "ir/substitute.h"
 
 namespace tg {

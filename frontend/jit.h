@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/schedule_item.h"
+#include "compiler/compiler.h"
 #include "frontend/tensor.h"
 
 namespace tg {

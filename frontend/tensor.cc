@@ -3,10 +3,7 @@
 
 #include <cmath>
 
-#include "compiler/buffer_node.h"
-#include "compiler/capture.h"
-#include "compiler/multi.h"
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 #include "frontend/lazy_load.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"
@@ -19,9 +16,9 @@ namespace tg {
 namespace {
 
 std::string CanonicalDevice(std::string_view name) {
-  if (std::vector<std::string> tuple = SplitDeviceTuple(std::string(name)); tuple.size() > 1) {
+  if (std::vector<std::string> tuple = DeviceSet::FromName(name).names(); tuple.size() > 1) {
     for (std::string& d : tuple) d = CanonicalDevice(d);  // "(CPU:0, CPU:1)": each named canonically
-    return DeviceTupleName(tuple);
+    return DeviceSet(tuple).Name();
   }
   auto& registry = runtime::DeviceRegistry::Global();
   absl::StatusOr<runtime::Device*> device =
@@ -90,25 +87,25 @@ Tensor Tensor::from_bytes(const void* data, size_t bytes, DType dtype, std::opti
                 " (" + std::to_string(Numel(s)) + " elements)");
   std::string dev = CanonicalDevice(device);
   std::vector<UOpRef> copies;  // one per device: a tuple device gets the data replicated
-  for (const std::string& d : SplitDeviceTuple(dev)) {
+  for (const std::string& d : DeviceSet::FromName(dev).names()) {
     UOpRef buffer = compiler::NewBufferNode(d, dtype, static_cast<int64_t>(count));
     if (count > 0) compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyIn(data, bytes));
     copies.push_back(s == buffer->shape() ? buffer : buffer->reshape(s));
   }
   if (copies.size() == 1) return Tensor(copies[0], dev);
-  return Tensor(MakeMulti(std::move(copies), -1, SplitDeviceTuple(dev)), dev);
+  return Tensor(MakeMulti(std::move(copies), -1, DeviceSet::FromName(dev).names()), dev);
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, std::string_view device) {
   CheckShape(shape, "empty");
   std::string dev = CanonicalDevice(device);
   std::vector<UOpRef> buffers;
-  for (const std::string& d : SplitDeviceTuple(dev)) {
+  for (const std::string& d : DeviceSet::FromName(dev).names()) {
     UOpRef buffer = compiler::NewBufferNode(d, dtype, Numel(shape));
     buffers.push_back(shape == buffer->shape() ? buffer : buffer->reshape(shape));
   }
   if (buffers.size() == 1) return Tensor(buffers[0], dev);
-  return Tensor(MakeMulti(std::move(buffers), -1, SplitDeviceTuple(dev)), dev);
+  return Tensor(MakeMulti(std::move(buffers), -1, DeviceSet::FromName(dev).names()), dev);
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, std::optional<DType> dtype, std::string_view device) {
@@ -178,7 +175,7 @@ std::vector<unsigned char> Tensor::read_bytes() const {
 Tensor Tensor::to(std::string_view device) const {
   std::string dev = CanonicalDevice(device);
   if (dev == this->device()) return *this;
-  if (std::vector<std::string> tuple = SplitDeviceTuple(dev); tuple.size() > 1) return shard(tuple);  // replicate
+  if (std::vector<std::string> tuple = DeviceSet::FromName(dev).names(); tuple.size() > 1) return shard(tuple);  // replicate
   return Tensor(UOp::Make(Ops::kCopy, dtype(), {uop()}, dev), dev);
 }
 

@@ -503,7 +503,7 @@ class Tensor {
   std::shared_ptr<State> state_;
 };
 
-// Operators, with scalars on either side.
+// Operators, with scalars on either side. %, the bitwise ops and the shifts take int or bool tensors.
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);
 Tensor operator*(const Tensor& a, const Tensor& b);
@@ -515,6 +515,13 @@ Tensor operator>=(const Tensor& a, const Tensor& b);
 Tensor operator==(const Tensor& a, const Tensor& b);
 Tensor operator!=(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a);
+Tensor operator%(const Tensor& a, const Tensor& b);
+Tensor operator&(const Tensor& a, const Tensor& b);
+Tensor operator|(const Tensor& a, const Tensor& b);
+Tensor operator^(const Tensor& a, const Tensor& b);
+Tensor operator<<(const Tensor& a, const Tensor& b);
+Tensor operator>>(const Tensor& a, const Tensor& b);
+Tensor operator~(const Tensor& a);
 #define TG_TENSOR_SCALAR_OPERATOR(SIGN)                              \
   Tensor operator SIGN(const Tensor& a, Scalar b);                   \
   Tensor operator SIGN(Scalar a, const Tensor& b);
@@ -528,19 +535,6 @@ TG_TENSOR_SCALAR_OPERATOR(<=)
 TG_TENSOR_SCALAR_OPERATOR(>=)
 TG_TENSOR_SCALAR_OPERATOR(==)
 TG_TENSOR_SCALAR_OPERATOR(!=)
-#undef TG_TENSOR_SCALAR_OPERATOR
-
-// Part A operators: %, bitwise and shifts (int/bool tensors), with scalars on either side.
-Tensor operator%(const Tensor& a, const Tensor& b);
-Tensor operator&(const Tensor& a, const Tensor& b);
-Tensor operator|(const Tensor& a, const Tensor& b);
-Tensor operator^(const Tensor& a, const Tensor& b);
-Tensor operator<<(const Tensor& a, const Tensor& b);
-Tensor operator>>(const Tensor& a, const Tensor& b);
-Tensor operator~(const Tensor& a);
-#define TG_TENSOR_SCALAR_OPERATOR(SIGN)                              \
-  Tensor operator SIGN(const Tensor& a, Scalar b);                   \
-  Tensor operator SIGN(Scalar a, const Tensor& b);
 TG_TENSOR_SCALAR_OPERATOR(%)
 TG_TENSOR_SCALAR_OPERATOR(&)
 TG_TENSOR_SCALAR_OPERATOR(|)

@@ -169,23 +169,4 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
 }
 Tensor Tensor::masked_fill(const Tensor& mask, Scalar value) const { return mask.where(scalar_like(value), *this); }
 
-Tensor operator%(const Tensor& a, const Tensor& b) { return a.mod(b); }
-Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }
-Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise_or(b); }
-Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise_xor(b); }
-Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
-Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
-Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
-
-#define TG_TENSOR_SCALAR_OPERATOR(SIGN, METHOD)                                                     \
-  Tensor operator SIGN(const Tensor& a, Scalar b) { return a.METHOD(a.scalar_like(b)); }            \
-  Tensor operator SIGN(Scalar a, const Tensor& b) { return b.scalar_like(a).METHOD(b); }
-TG_TENSOR_SCALAR_OPERATOR(%, mod)
-TG_TENSOR_SCALAR_OPERATOR(&, bitwise_and)
-TG_TENSOR_SCALAR_OPERATOR(|, bitwise_or)
-TG_TENSOR_SCALAR_OPERATOR(^, bitwise_xor)
-TG_TENSOR_SCALAR_OPERATOR(<<, lshift)
-TG_TENSOR_SCALAR_OPERATOR(>>, rshift)
-#undef TG_TENSOR_SCALAR_OPERATOR
-
 }  // namespace tg

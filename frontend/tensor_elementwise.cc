@@ -98,6 +98,13 @@ Tensor operator>=(const Tensor& a, const Tensor& b) { return a.ge(b); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return a.eq(b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return a.ne(b); }
 Tensor operator-(const Tensor& a) { return a.neg(); }
+Tensor operator%(const Tensor& a, const Tensor& b) { return a.mod(b); }
+Tensor operator&(const Tensor& a, const Tensor& b) { return a.bitwise_and(b); }
+Tensor operator|(const Tensor& a, const Tensor& b) { return a.bitwise_or(b); }
+Tensor operator^(const Tensor& a, const Tensor& b) { return a.bitwise_xor(b); }
+Tensor operator<<(const Tensor& a, const Tensor& b) { return a.lshift(b); }
+Tensor operator>>(const Tensor& a, const Tensor& b) { return a.rshift(b); }
+Tensor operator~(const Tensor& a) { return a.bitwise_not(); }
 
 // A scalar takes the tensor's dtype when it fits (weak typing), so the pair promotes to it.
 #define TG_TENSOR_SCALAR_OPERATOR(SIGN, METHOD)                                                     \
@@ -113,6 +120,12 @@ TG_TENSOR_SCALAR_OPERATOR(<=, le)
 TG_TENSOR_SCALAR_OPERATOR(>=, ge)
 TG_TENSOR_SCALAR_OPERATOR(==, eq)
 TG_TENSOR_SCALAR_OPERATOR(!=, ne)
+TG_TENSOR_SCALAR_OPERATOR(%, mod)
+TG_TENSOR_SCALAR_OPERATOR(&, bitwise_and)
+TG_TENSOR_SCALAR_OPERATOR(|, bitwise_or)
+TG_TENSOR_SCALAR_OPERATOR(^, bitwise_xor)
+TG_TENSOR_SCALAR_OPERATOR(<<, lshift)
+TG_TENSOR_SCALAR_OPERATOR(>>, rshift)
 #undef TG_TENSOR_SCALAR_OPERATOR
 
 }  // namespace tg

@@ -5,9 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/multi.h"
-#include "compiler/realize.h"
+#include "compiler/compiler.h"
 #include "frontend/lazy_load.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"

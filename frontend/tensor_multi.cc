@@ -1,9 +1,8 @@
 // Tensors on several devices (tinygrad's shard): a MULTI node of one lazy graph per device, split
-// along one axis or replicated. Ops stay ordinary graph ops; compiler/multi.h runs them per device.
+// along one axis or replicated. Ops stay ordinary graph ops; compiler/schedule/multi.h runs them per device.
 #include <numeric>
 
-#include "compiler/buffer_node.h"
-#include "compiler/multi.h"
+#include "compiler/compiler.h"
 #include "frontend/shape_util.h"
 #include "frontend/tensor_state.h"
 #include "ir/multi_arg.h"
@@ -27,7 +26,7 @@ std::vector<std::string> CanonicalDevices(const std::vector<std::string>& device
 
 }  // namespace
 
-std::vector<std::string> Tensor::devices() const { return SplitDeviceTuple(device()); }
+std::vector<std::string> Tensor::devices() const { return DeviceSet::FromName(device()).names(); }
 
 bool Tensor::is_sharded() const { return devices().size() > 1 || uop()->op() == Ops::kMulti; }
 
@@ -64,7 +63,7 @@ Tensor Tensor::shard(const std::vector<std::string>& devices, std::optional<int>
     }
     shards.push_back(piece.to(devs[i]).uop());
   }
-  return Tensor(MakeMulti(std::move(shards), a.value_or(-1), devs), DeviceTupleName(devs));
+  return Tensor(MakeMulti(std::move(shards), a.value_or(-1), devs), DeviceSet(devs).Name());
 }
 
 Tensor& Tensor::shard_(const std::vector<std::string>& devices, std::optional<int> axis) {

@@ -140,7 +140,7 @@ int64_t DTypeMinInt(DType d) {
   if (d.is_bool() || d.is_unsigned()) return 0;
   if (!d.is_int()) return std::numeric_limits<int64_t>::min();
   int bits = Info(d.scalar()).bits;
-  // -(1 << 63) overflows (UBSan, issue 9): int64's minimum has no positive counterpart.
+  // -(1 << 63) overflows (UBSan): int64's minimum has no positive counterpart.
   return bits >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t{1} << (bits - 1));
 }
 

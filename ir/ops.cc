@@ -45,4 +45,11 @@ bool IsCommutative(Ops op) {
 
 bool IsComparison(Ops op) { return op == Ops::kCmpLt || op == Ops::kCmpNe || op == Ops::kCmpEq; }
 
+std::vector<Ops> OpsWhere(bool (*in_group)(Ops)) {
+  std::vector<Ops> out;
+  for (int i = 0; i < kNumOps; ++i)
+    if (in_group(static_cast<Ops>(i))) out.push_back(static_cast<Ops>(i));
+  return out;
+}
+
 }  // namespace tg

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 namespace tg {
 
@@ -30,8 +31,8 @@ enum class Ops : uint8_t {
   kContiguous, kDetach, kCopy, kSink, kKernel, kNoop,
   // multi-device (tensor graph only; see ir/multi_arg.h): MULTI(shard per device) is one logical tensor
   // split along an axis (or replicated); ALLREDUCE(value per device) is their reduction as it lands on
-  // one device. compiler/multi.cc turns MULTI graphs into per-device graphs with ALLREDUCEs,
-  // compiler/allreduce.cc lowers those to copies and kernels.
+  // one device. compiler/schedule/multi.cc turns MULTI graphs into per-device graphs with ALLREDUCEs,
+  // compiler/schedule/allreduce.cc lowers those to copies and kernels.
   kMulti, kAllreduce,
 };
 inline constexpr int kNumOps = static_cast<int>(Ops::kAllreduce) + 1;
@@ -44,5 +45,7 @@ bool IsAlu(Ops);  // unary | binary | ternary
 bool IsMovement(Ops);
 bool IsCommutative(Ops);  // ADD MUL MAX CMPNE CMPEQ XOR OR AND
 bool IsComparison(Ops);   // CMPLT CMPNE CMPEQ: result dtype bool
+// Every op of a group, in enum order, for patterns over it: Pat::Ops_(OpsWhere(IsBinary), ...).
+std::vector<Ops> OpsWhere(bool (*in_group)(Ops));
 
 }  // namespace tg

@@ -62,7 +62,7 @@ class Pat {
   Pat ne(Pat b) const;
   Pat max(Pat b) const;
 
-  // --- additions beyond the spec ---
+  // Op sets, more comparisons and operators, and commutative matching.
   static Pat Ops_(std::vector<Ops> ops, std::vector<Pat> src = {}, std::string name = "");
   static Pat Const(int v) { return Const(ConstValue(static_cast<int64_t>(v))); }  // Const(0) is unambiguous
   Pat eq(Pat b) const;

@@ -234,23 +234,15 @@ const PatternMatcher& SymbolicRules() {
   static const PatternMatcher* rules = [] {
     const Pat x = Pat::Var("x"), y = Pat::Var("y"), ix = Int("x"), iy = Int("y");
     const Pat c = Pat::Cvar("c"), d = Pat::Cvar("d"), ic = IntC("c"), id = IntC("d"), ia = IntC("a"), ib = IntC("b");
-    const std::vector<Ops> unary = {Ops::kCast, Ops::kExp2, Ops::kLog2, Ops::kSin, Ops::kSqrt, Ops::kReciprocal,
-                                    Ops::kNeg, Ops::kTrunc};
-    const std::vector<Ops> binary = {Ops::kAdd, Ops::kMul, Ops::kIdiv, Ops::kMod, Ops::kFdiv, Ops::kMax,
-                                     Ops::kCmpLt, Ops::kCmpNe, Ops::kCmpEq, Ops::kXor, Ops::kOr, Ops::kAnd,
-                                     Ops::kShl, Ops::kShr};
-    const std::vector<Ops> commutative = {Ops::kAdd, Ops::kMul, Ops::kMax, Ops::kCmpNe, Ops::kCmpEq,
-                                          Ops::kXor, Ops::kOr, Ops::kAnd};
-    std::vector<Ops> alu;
-    for (int op = 0; op < kNumOps; ++op) {
-      if (IsAlu(static_cast<Ops>(op))) alu.push_back(static_cast<Ops>(op));
-    }
+    // EvalAlu folds what has a constant meaning; BITCAST and THREEFRY come back unfolded.
+    const std::vector<Ops> unary = OpsWhere(IsUnary), binary = OpsWhere(IsBinary), ternary = OpsWhere(IsTernary);
+    const std::vector<Ops> commutative = OpsWhere(IsCommutative), alu = OpsWhere(IsAlu);
     const Pat a = Pat::Cvar("a"), b = Pat::Cvar("b");
     return new PatternMatcher({
         // ** constant folding **
         {Pat::Ops_(unary, {a}, "root"), FoldConst},                                          // op(a) -> a'
         {Pat::Ops_(binary, {a, b}, "root"), FoldConst},                                      // a op b -> c
-        {Pat::Ops_({Ops::kWhere, Ops::kMulAcc}, {a, b, c}, "root"), FoldConst},              // op(a,b,c) -> d
+        {Pat::Ops_(ternary, {a, b, c}, "root"), FoldConst},                                // op(a,b,c) -> d
         {Pat::Ops_(alu, {}, "root").with_dtype(IsIntOrBool), FoldPointRange},                // vmin==vmax -> vmin
         {Pat::Ops_(commutative, {c, x}, "root"), MoveConstRight},                            // c op x -> x op c
         // ** self folding **

@@ -13,7 +13,6 @@ namespace tg {
 const PatternMatcher& SymbolicRules();  // the simplifier
 UOpRef Simplify(const UOpRef& root);    // graph_rewrite(root, SymbolicRules())
 
-// --- additions beyond the spec ---
 // Evaluates an ALU op on constants with C semantics in the operands' dtype |operand| (for WHERE, the dtype of
 // the values). The result is not yet cast to the node's dtype. nullopt when C leaves it undefined (x/0, huge
 // shifts) or the op has no constant meaning (THREEFRY, BITCAST).

@@ -27,6 +27,11 @@ size_t HashVector(size_t h, const std::vector<int64_t>& v) {
   return Mix(h, v.size());
 }
 
+size_t HashDevices(size_t h, const DeviceSet& devices) {
+  for (const std::string& d : devices) h = Mix(h, std::hash<std::string>{}(d));
+  return Mix(h, devices.size());
+}
+
 size_t NodeHash(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg) {
   size_t h = Mix(static_cast<size_t>(op), (static_cast<size_t>(dtype.scalar()) << 8) | dtype.count());
   for (const UOpRef& s : src) h = Mix(h, reinterpret_cast<size_t>(s.get()));
@@ -49,7 +54,7 @@ bool ArgEqual(const Arg& a, const Arg& b) {
         if constexpr (std::is_same_v<T, std::monostate>) return true;
         else if constexpr (std::is_same_v<T, double>) return std::bit_cast<uint64_t>(x) == std::bit_cast<uint64_t>(y);
         else if constexpr (std::is_same_v<T, ReduceArg>) return x.op == y.op && x.axes == y.axes;
-        // id, place and size: real buffers have unique ids; placeholders (compiler/schedule_cache)
+        // id, place and size: real buffers have unique ids; placeholders (compiler/schedule/schedule_cache)
         // share ids across graphs of different sizes and devices.
         else if constexpr (std::is_same_v<T, BufferArg>) return x.id == y.id && x.size == y.size && x.device == y.device;
         else return x == y;
@@ -69,6 +74,10 @@ size_t ArgHash(const Arg& a) {
         else if constexpr (std::is_same_v<T, ReduceArg>) return HashVector(Mix(h, static_cast<size_t>(x.op)), x.axes);
         else if constexpr (std::is_same_v<T, BufferArg>)
           return Mix(Mix(h, static_cast<size_t>(x.id)), static_cast<size_t>(x.size) ^ std::hash<std::string>()(x.device));
+        else if constexpr (std::is_same_v<T, MultiArg>)
+          return HashDevices(Mix(h, static_cast<size_t>(x.axis)), x.devices);
+        else if constexpr (std::is_same_v<T, AllreduceArg>)
+          return HashDevices(Mix(Mix(h, static_cast<size_t>(x.op)), static_cast<size_t>(x.out)), x.devices);
         else return Mix(h, static_cast<size_t>(x));  // int64_t, bool
       },
       a);
@@ -88,6 +97,9 @@ std::string ArgString(const Arg& a) {
           return absl::StrCat(std::string(OpName(x.op)), " ", ShapeString(x.axes));
         else if constexpr (std::is_same_v<T, BufferArg>)
           return absl::StrCat("buffer ", x.id, " ", x.device, " size ", x.size);
+        else if constexpr (std::is_same_v<T, MultiArg>) return absl::StrCat("axis ", x.axis, " ", x.devices.Name());
+        else if constexpr (std::is_same_v<T, AllreduceArg>)
+          return absl::StrCat(std::string(OpName(x.op)), " out ", x.out, " ", x.devices.Name());
         else return absl::StrCat(x);
       },
       a);
@@ -188,8 +200,10 @@ struct UOpFactory {
 
 UOp::UOp(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg)
     : op_(op), dtype_(dtype), src_(std::move(src)), arg_(std::move(arg)) {
+  has_multi_ = op_ == Ops::kMulti;
   for (const UOpRef& s : src_) {
     if (s == nullptr) throw Error(absl::StrCat(std::string(OpName(op_)), ": null source"));
+    has_multi_ = has_multi_ || s->has_multi_;
   }
   shape_ = internal::DeriveShape(op_, dtype_, src_, arg_);
   std::tie(vmin_, vmax_) = internal::DeriveRange(op_, dtype_, src_, arg_);
@@ -265,6 +279,13 @@ UOpRef UOp::shrink(std::vector<std::pair<int64_t, int64_t>> s) const {
   std::vector<int64_t> flat;
   for (auto [start, stop] : s) flat.insert(flat.end(), {start, stop});
   return Make(Ops::kShrink, dtype_, {shared_from_this()}, std::move(flat));
+}
+
+std::vector<std::pair<int64_t, int64_t>> UOp::arg_pairs() const {
+  const std::vector<int64_t>& flat = arg_as<std::vector<int64_t>>();
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
+  return out;
 }
 
 UOpRef UOp::flip(std::vector<bool> axes_to_flip) const {

@@ -14,6 +14,7 @@
 
 #include "ir/dtype.h"
 #include "ir/error.h"
+#include "ir/multi_arg.h"
 #include "ir/ops.h"
 
 namespace tg {
@@ -30,7 +31,7 @@ struct BufferArg {  // a realized storage node
   std::shared_ptr<void> storage;  // opaque owner of the runtime buffer; NOT part of hash/equality
 };
 using Arg = std::variant<std::monostate, int64_t, double, bool, std::string, std::vector<int64_t>, ReduceArg,
-                         BufferArg>;
+                         BufferArg, MultiArg, AllreduceArg>;
 
 // Structural equality and hash of args as hash-consing sees them: doubles by bit pattern (so NaN consts
 // intern and 0.0 != -0.0), BufferArg by id, device and size (never by storage).
@@ -52,7 +53,7 @@ using UOpRef = std::shared_ptr<const UOp>;
 //               (an arg of vector<int64_t>{min, max} is also read as bounds)
 class UOp : public std::enable_shared_from_this<UOp> {
  public:
-  // Interns {op, dtype, src, arg}; throws tg::Error when the shape rules of DESIGN/ir_api are violated.
+  // Interns {op, dtype, src, arg}; throws tg::Error when the shape rules (ir/uop_shape.cc) are violated.
   static UOpRef Make(Ops op, DType dtype, std::vector<UOpRef> src = {}, Arg arg = {});
   Ops op() const { return op_; }
   DType dtype() const { return dtype_; }
@@ -84,6 +85,8 @@ class UOp : public std::enable_shared_from_this<UOp> {
   UOpRef expand(Shape) const;
   UOpRef pad(std::vector<std::pair<int64_t, int64_t>>) const;     // (before, after) per axis
   UOpRef shrink(std::vector<std::pair<int64_t, int64_t>>) const;  // (start, stop) per axis
+  // A PAD's or SHRINK's arg read back as the pairs pad() / shrink() took.
+  std::vector<std::pair<int64_t, int64_t>> arg_pairs() const;
   UOpRef flip(std::vector<bool> axes_to_flip) const;
   UOpRef reduce(Ops op, std::vector<int64_t> axes) const;  // keepdim; negative axes count from the end
   UOpRef where(const UOpRef& a, const UOpRef& b) const;   // this is the condition
@@ -91,11 +94,13 @@ class UOp : public std::enable_shared_from_this<UOp> {
   // Range of integer/bool kernel expressions, computed once in Make; dtype limits where unknown.
   int64_t vmin() const { return vmin_; }
   int64_t vmax() const { return vmax_; }
+  // Whether a MULTI is this node or below it: a graph without one skips the multi-device pass.
+  bool has_multi() const { return has_multi_; }
 
   std::vector<UOpRef> toposort() const;  // srcs before users, this node last; iterative
   std::string str() const;               // multi-line dump: one line per node with op, dtype, arg, src ids
 
-  // --- additions beyond the spec ---
+  // Builders of the kernel-level nodes, and helpers passes share.
   static UOpRef Range(const UOpRef& end, int64_t axis_id);
   static UOpRef Range(int64_t end, int64_t axis_id, DType dtype = dtypes::index);
   static UOpRef Special(std::string name, int64_t extent, DType dtype = dtypes::index);
@@ -122,6 +127,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   Shape shape_;
   int64_t vmin_ = 0;
   int64_t vmax_ = 0;
+  bool has_multi_ = false;
 };
 
 // Expression building. Plain numbers become CONSTs of the other side's dtype.

@@ -10,7 +10,8 @@
 
 namespace tg::internal {
 
-// The shape rules of ir_api.md; throws tg::Error naming the op and the shapes.
+// The shape of a node from its op, sources and arg (ALU sources must agree, movement ops follow their arg);
+// throws tg::Error naming the op and the shapes.
 Shape DeriveShape(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg);
 // [vmin, vmax] of an integer/bool node from its sources' ranges; dtype limits where unknown.
 std::pair<int64_t, int64_t> DeriveRange(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg);

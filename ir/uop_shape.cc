@@ -121,13 +121,12 @@ Shape Elementwise(Ops op, const std::vector<UOpRef>& src) {
 // MULTI: the logical tensor its shards make up (ir/multi_arg.h); ALLREDUCE: one of its equal-shaped sources.
 Shape Multi(Ops op, const std::vector<UOpRef>& src, const Arg& arg) {
   if (src.empty()) throw Error(absl::StrCat(std::string(OpName(op)), " needs a source per device"));
-  const std::string* text = std::get_if<std::string>(&arg);
-  if (text == nullptr) throw Error(absl::StrCat(std::string(OpName(op)), ": arg must be a string (ir/multi_arg.h)"));
-  int64_t axis = -1;
-  if (op == Ops::kMulti) {
-    if (text->rfind("axis=", 0) != 0) throw Error("MULTI: malformed arg '" + *text + "'");
-    axis = std::stoll(text->substr(5));
-  }
+  const auto* multi = std::get_if<MultiArg>(&arg);
+  if (op == Ops::kMulti && multi == nullptr)
+    throw Error("MULTI: arg must be a MultiArg (ir/multi_arg.h), got " + ArgString(arg));
+  if (op == Ops::kAllreduce && !std::holds_alternative<AllreduceArg>(arg))
+    throw Error("ALLREDUCE: arg must be an AllreduceArg (ir/multi_arg.h), got " + ArgString(arg));
+  int64_t axis = multi != nullptr ? multi->axis : -1;
   Shape out = src[0]->shape();
   if (axis >= static_cast<int64_t>(out.size()) || axis < -1)
     Fail(op, out, absl::StrCat("shard axis ", axis, " is out of range"));

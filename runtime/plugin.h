@@ -55,9 +55,10 @@ class Plugin {
   bool initialized_ = false;
 };
 
-// Bounds on what the host reads from a plugin (issue 9, hostile plugins): strings must end with a NUL within
-// kMaxPluginString bytes, string lists (dialects, binary formats) hold at most kMaxPluginListItems entries,
-// and a plugin reports at most kMaxPluginDevices devices. The host never reads past these bounds.
+// Bounds on what the host reads from a plugin, so that a hostile or broken one cannot make it read out
+// of bounds: strings must end with a NUL within kMaxPluginString bytes, string lists (dialects, binary
+// formats) hold at most kMaxPluginListItems entries, and a plugin reports at most kMaxPluginDevices
+// devices. The host never reads past these bounds.
 inline constexpr size_t kMaxPluginString = 4096;
 inline constexpr uint32_t kMaxPluginListItems = 64;
 inline constexpr uint32_t kMaxPluginDevices = 1024;

@@ -4,7 +4,7 @@ load("@rules_cc//cc:defs.bzl", "cc_test")
 
 _MAINS = ["@googletest//:gtest_main", "@googletest//:gmock_main"]
 
-# Left out of --config=asan/tsan (issue 9): the kernels of these variants are compiled by PoCL's or
+# Left out of --config=asan/tsan: the kernels of these variants are compiled by PoCL's or
 # libLLVM's own code generators, which cannot add sanitizer instrumentation, and run on those
 # runtimes' uninstrumented threads; the host code they exercise is the plain CPU variant's, which runs
 # sanitized.

@@ -1,4 +1,4 @@
-// tools/fuzz_programs: long runs of the differential tester (issue 9 part 3). Random tensor programs through the
+// tools/fuzz_programs: long runs of the differential tester. Random tensor programs through the
 // compiler on each device against a float64 reference, and random index expressions through Simplify.
 //
 //   fuzz_programs [--seconds N] [--seed S] [--count C] [--device NAME]... [--kind programs|symbolic|both]

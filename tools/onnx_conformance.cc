@@ -42,7 +42,7 @@ constexpr char kUsage[] =
     "Tolerance: |got - want| <= 1e-5 + 1e-3 |want| for floats (ONNX's rtol; atol looser than its 1e-7\n"
     "because our erf/sin approximations differ in the last bits), exact for ints and bools.\n";
 
-// tinygrad's exclusion classes (issue 7): ops and element types its ONNX runner does not attempt.
+// tinygrad's exclusion classes: ops and element types its ONNX runner does not attempt.
 const std::set<std::string> kExcludedOps = {
     "StringNormalizer", "StringConcat", "StringSplit", "RegexFullMatch", "TfIdfVectorizer", "LabelEncoder",
     "RNN", "LSTM", "GRU", "Loop", "Scan", "SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",

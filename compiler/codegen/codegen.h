@@ -8,6 +8,7 @@
 
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
+#include "compiler/target.h"
 #include "ir/uop.h"
 #include "runtime/device.h"
 
@@ -20,15 +21,19 @@ struct GeneratedKernel {
 };
 
 // Throws tg::Error when the device accepts no dialect this compiler renders.
-GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device);
+GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target);
 // The same with |opts| applied in order instead of the heuristic's (BEAM's winners); an illegal
 // opt throws tg::Error. NOOPT does not apply: the caller chose these.
-GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device, const std::vector<Opt>& opts);
+GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target, const std::vector<Opt>& opts);
 
-// What opts are chosen against: |ast| simplified with its loops in their starting roles, and the
-// target as the device's renderer sees it. Opts index the axes of StartKernel().
+// What opts are chosen against: |ast| simplified with its loops in their starting roles.
+// Opts index the axes of StartKernel().
+Kernel StartKernel(const UOpRef& ast, const Target& target);
+
+// The same for a device described by hand (tests, tools); realize uses the device's TargetOf().
+GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device);
+GeneratedKernel GenerateKernel(const UOpRef& ast, const runtime::DeviceInfo& device, const std::vector<Opt>& opts);
 Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device);
-TargetInfo CodegenTarget(const runtime::DeviceInfo& device);
 
 // The kernel's name from its loops: extents in loop order, "r" prefix when it reduces.
 std::string KernelName(const UOpRef& ast);

@@ -59,7 +59,7 @@ bool UnrollContiguousReduce(Kernel& k, int lanes) {
 // (stride 0) lets one loaded value serve several outputs, as a row of A serves a matmul tile.
 // The global axis is skipped when a quarter of it would leave the threads too few groups (conv2d's
 // batch of 8: the output channels are the better tile there, reusing each gathered input load).
-void UpcastReusedOutput(Kernel& k, const TargetInfo& target) {
+void UpcastReusedOutput(Kernel& k, const Target& target) {
   if (k.RangesOf(AxisType::kReduce).empty()) return;
   for (size_t i = 0; i < k.axes().size(); ++i) {
     const auto& a = k.axes()[i];
@@ -75,7 +75,7 @@ void UpcastReusedOutput(Kernel& k, const TargetInfo& target) {
 
 // With two vectors per row, the tile takes 8 rows: 16 accumulators of AVX-512's 32 registers (BEAM's
 // winner for W1, 2.8x the 4-row tile at 2048). The rows' axis is the one the first tile split.
-void DeepenRowTile(Kernel& k, const TargetInfo& target) {
+void DeepenRowTile(Kernel& k, const Target& target) {
   const auto& applied = k.applied();
   if (applied.size() < 3) return;
   const Opt& rows = applied[applied.size() - 2];
@@ -106,7 +106,7 @@ int64_t WorkPerGroup(const Kernel& k) {
 }
 
 // Groups too small to pay for their dispatch take a slice of the global axis as a loop.
-void CoarsenGroups(Kernel& k, const TargetInfo& target) {
+void CoarsenGroups(Kernel& k, const Target& target) {
   constexpr int64_t kMinWorkPerGroup = 8192;
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
@@ -121,19 +121,9 @@ void CoarsenGroups(Kernel& k, const TargetInfo& target) {
 
 }  // namespace
 
-TargetInfo TargetFor(const runtime::DeviceInfo& device) {
-  TargetInfo t;
-  t.vector_bytes = static_cast<int>(std::max<uint32_t>(device.preferred_vector_width, 1) * 4);
-  t.cores = static_cast<int>(std::max<uint32_t>(device.compute_units, 1));
-  t.vectors = device.SupportsDialect("c");
-  t.gpu = !device.SupportsDialect("c");
-  t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));
-  return t;
-}
-
 // GPU: the innermost grid axis runs as work items of a group, so neighbouring items touch
 // neighbouring memory (coalesced) and the group fills a warp or more.
-void AddLocalGroup(Kernel& k, const TargetInfo& target) {
+void AddLocalGroup(Kernel& k, const Target& target) {
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
   int axis = FindAxis(k, globals.back());
@@ -168,7 +158,7 @@ bool ReduceVectorizesBetter(const Kernel& k, int lanes) {
   return reduce_gathers >= 0 && (output_gathers < 0 || reduce_gathers < output_gathers);
 }
 
-void ApplyHeuristic(Kernel& k, const TargetInfo& target) {
+void ApplyHeuristic(Kernel& k, const Target& target) {
   if (target.gpu) return AddLocalGroup(k, target);
   int lanes = std::clamp(target.vector_bytes / std::max(StoredDType(k.ast()).itemsize(), 1), 1, 16);
   // The full SIMD width first; an axis it does not divide (conv2d's 56 columns) still gets

@@ -4,23 +4,12 @@
 #define TG_COMPILER_CODEGEN_HEURISTIC_H_
 
 #include "compiler/codegen/kernel.h"
-#include "runtime/device_info.h"
+#include "compiler/target.h"
 
 namespace tg::compiler {
 
-// What the heuristic needs to know about the target.
-struct TargetInfo {
-  int vector_bytes = 64;        // SIMD register width (preferred_vector_width float32 lanes * 4)
-  int cores = 1;                // workgroups run on this many threads at once
-  bool vectors = true;          // the renderer emits vector types
-  bool gpu = false;             // work items run in groups of threads (GPU dialects)
-  int max_group_threads = 1;    // the device's limit on work items per group
-};
-
-TargetInfo TargetFor(const runtime::DeviceInfo& device);
-
 // Applies opts to |k|. The first UPCAST/UNROLL it adds is the one meant to become SIMD vectors.
-void ApplyHeuristic(Kernel& k, const TargetInfo& target);
+void ApplyHeuristic(Kernel& k, const Target& target);
 
 }  // namespace tg::compiler
 

@@ -9,33 +9,10 @@
 namespace tg::compiler {
 namespace {
 
-bool Is32Bit(DType d) { return d.base().itemsize() == 4; }
-
-bool IsHalf(DType d) { return d.base() == dtypes::float16 || d.base() == dtypes::bfloat16; }
-
-// Ops the C dialect computes on GCC vector types directly. Everything else runs per lane.
-// Comparisons and selects need 32-bit lanes (the mask type has them); casts and bit casts go
-// between number types of the same lane count (GCC has no vector of _Bool or half math).
-bool VectorizableAlu(Ops op, DType operand, DType result) {
-  switch (op) {
-    case Ops::kAdd: case Ops::kMul: case Ops::kFdiv: return true;
-    case Ops::kNeg: return !operand.is_bool();
-    case Ops::kReciprocal: return operand.is_float() && !IsHalf(operand);
-    case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
-      return Is32Bit(operand) && !operand.is_bool();
-    case Ops::kAnd: case Ops::kOr: case Ops::kXor: case Ops::kShl: case Ops::kShr: return operand.is_int();
-    case Ops::kCast:
-      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result);
-    case Ops::kBitcast:
-      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result) &&
-             operand.base().itemsize() == result.base().itemsize();
-    default: return false;
-  }
-}
-
 class Vectorizer {
  public:
-  Vectorizer(const UOpRef& range) : range_(range), n_(range->src(0)->const_int()) {}
+  Vectorizer(const UOpRef& range, const Target& target)
+      : range_(range), n_(range->src(0)->const_int()), target_(target) {}
 
   UOpRef Run(const UOpRef& sink) {
     std::vector<UOpRef> stores;
@@ -103,7 +80,7 @@ class Vectorizer {
     }
     if (!any_vector) return u->replace_src(std::move(src));
     DType operand = u->op() == Ops::kWhere ? u->src(1)->dtype() : u->src(0)->dtype();
-    if (VectorizableAlu(u->op(), operand, u->dtype()))
+    if (target_.VectorAlu(u->op(), operand, u->dtype()))
       return UOp::Make(u->op(), u->dtype().vec(static_cast<int>(n_)), std::move(src), u->arg());
     return LaneWise(u, [&](int64_t c) {
       std::vector<UOpRef> lane;
@@ -149,12 +126,15 @@ class Vectorizer {
 
   UOpRef range_;
   int64_t n_;
+  const Target& target_;
   absl::flat_hash_map<const UOp*, bool> depends_;
   absl::flat_hash_map<const UOp*, UOpRef> vec_;
 };
 
 }  // namespace
 
-UOpRef VectorizeAxis(const UOpRef& sink, const UOpRef& range) { return Vectorizer(range).Run(sink); }
+UOpRef VectorizeAxis(const UOpRef& sink, const UOpRef& range, const Target& target) {
+  return Vectorizer(range, target).Run(sink);
+}
 
 }  // namespace tg::compiler

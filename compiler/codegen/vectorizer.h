@@ -3,6 +3,7 @@
 #ifndef TG_COMPILER_CODEGEN_VECTORIZER_H_
 #define TG_COMPILER_CODEGEN_VECTORIZER_H_
 
+#include "compiler/target.h"
 #include "ir/uop.h"
 
 namespace tg::compiler {
@@ -10,8 +11,8 @@ namespace tg::compiler {
 // Removes |range| (an UPCAST or UNROLL loop) from |sink|: values that vary with it become vectors
 // of its extent (dtype count n). Loads and stores whose index moves by one per lane become vector
 // loads/stores; others gather/scatter lane by lane. A REDUCE over |range| accumulates a vector and
-// folds its lanes at the end.
-UOpRef VectorizeAxis(const UOpRef& sink, const UOpRef& range);
+// folds its lanes at the end. An ALU op is a vector op where |target|'s dialect computes it whole.
+UOpRef VectorizeAxis(const UOpRef& sink, const UOpRef& range, const Target& target);
 
 }  // namespace tg::compiler
 

@@ -13,6 +13,9 @@ class CRenderer : public CStyleRenderer {
   // libm per lane stops a float32 vector; the polynomials keep it whole. Scalars and float64
   // (whose vector selects the vectorizer does not make) keep libm.
   bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override;
+  bool has_local() const override { return false; }
+  bool has_vectors() const override { return true; }
+  bool VectorAlu(Ops op, DType operand, DType result) const override { return CpuVectorAlu(op, operand, result); }
 
  protected:
   std::string Prelude() const override;

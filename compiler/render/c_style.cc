@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/render/kernel_params.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -51,6 +52,12 @@ UseInfo AnalyzeUses(const std::vector<UOpRef>& ops) {
     if (u->op() == Ops::kRange) ++depth;
   }
   return info;
+}
+
+// GEP: one lane of a GCC vector. A lane of a comparison mask is 0 / -1; as a bool it must read 0 / 1.
+std::string LaneOf(const UOpRef& gep, const std::string& vector) {
+  if (gep->src(0)->dtype().is_bool()) return absl::StrCat("((", vector, ")[", gep->arg_as<int64_t>(), "]!=0)");
+  return absl::StrCat("(", vector, ")[", gep->arg_as<int64_t>(), "]");
 }
 
 }  // namespace
@@ -156,9 +163,7 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kShr: return Binary(a[0], ">>", a[1]);
     case Ops::kWhere: return absl::StrCat("(", a[0], "?", a[1], ":", a[2], ")");
     case Ops::kMulAcc: return absl::StrCat("((", a[0], "*", a[1], ")+", a[2], ")");
-    case Ops::kGep:  // a lane of a comparison mask is 0 / -1; as a bool it must read 0 / 1
-      if (u->src(0)->dtype().is_bool()) return absl::StrCat("((", a[0], ")[", u->arg_as<int64_t>(), "]!=0)");
-      return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
+    case Ops::kGep: return LaneOf(u, a[0]);
     case Ops::kNeg: return dt.is_bool() ? "(!" + a[0] + ")" : "(-" + a[0] + ")";
     case Ops::kReciprocal: return absl::StrCat("((", TypeName(dt), ")1/", a[0], ")");
     case Ops::kExp2: return MathCall("exp2", dt, a[0]);
@@ -236,25 +241,14 @@ std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std
       if (!IsVector(u->src(0)))
         return absl::StrCat("(", a[0], "?", AsVector(u->src(1), a[1], t), ":", AsVector(u->src(2), a[2], t), ")");
       return select(a[0], u->src(1), a[1], u->src(2), a[2]);
-    case Ops::kGep:  // a lane of a comparison mask is 0 / -1; as a bool it must read 0 / 1
-      if (u->src(0)->dtype().is_bool()) return absl::StrCat("((", a[0], ")[", u->arg_as<int64_t>(), "]!=0)");
-      return absl::StrCat("(", a[0], ")[", u->arg_as<int64_t>(), "]");
+    case Ops::kGep: return LaneOf(u, a[0]);
     default:
       throw Error("render: no vector C spelling for " + std::string(OpName(u->op())));
   }
 }
 
 std::string CStyleRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
-  std::vector<UOpRef> buffers;
-  std::vector<bool> written;
-  for (const UOpRef& u : ops) {
-    if (u->op() != Ops::kDefineGlobal) continue;
-    size_t slot = static_cast<size_t>(u->arg_as<int64_t>());
-    if (buffers.size() <= slot) buffers.resize(slot + 1), written.resize(slot + 1);
-    buffers[slot] = u;
-  }
-  for (const UOpRef& u : ops)
-    if (u->op() == Ops::kStore) written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
+  KernelParams params = ScanParams(ops);
 
   UseInfo info = AnalyzeUses(ops);
   absl::flat_hash_map<const UOp*, std::string> expr;
@@ -333,7 +327,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
     }
   }
-  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, buffers, written) + body +
+  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, params.buffers, params.written) + body +
          KernelSuffix();
 }
 

@@ -11,6 +11,7 @@ namespace tg::compiler {
 class OpenClRenderer : public CStyleRenderer {
  public:
   std::string_view dialect() const override { return "opencl-c"; }
+  bool half_needs_extension() const override { return true; }
   std::string TypeName(DType dtype) const override;
 
  protected:

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/render/kernel_params.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -341,23 +342,14 @@ void LlvmEmitter::Emit(const UOpRef& u) {
 }
 
 std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops) {
-  std::vector<UOpRef> buffers;
-  std::vector<bool> written;
-  for (const UOpRef& u : ops) {
-    if (u->op() != Ops::kDefineGlobal) continue;
-    size_t slot = static_cast<size_t>(u->arg_as<int64_t>());
-    if (buffers.size() <= slot) buffers.resize(slot + 1), written.resize(slot + 1);
-    buffers[slot] = u;
-  }
-  for (const UOpRef& u : ops)
-    if (u->op() == Ops::kStore) written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
+  const KernelParams kernel_params = ScanParams(ops);
   for (const UOpRef& u : ops) Emit(u);
 
   std::vector<std::string> params, args;
   std::string entry;
-  for (size_t i = 0; i < buffers.size(); ++i) {
+  for (size_t i = 0; i < kernel_params.buffers.size(); ++i) {
     // tg_c_dispatch_state.buffers is the pointer at byte 40.
-    params.push_back(absl::StrCat("ptr noalias ", written[i] ? "" : "readonly ", "%data", i));
+    params.push_back(absl::StrCat("ptr noalias ", kernel_params.written[i] ? "" : "readonly ", "%data", i));
     absl::StrAppend(&entry, "  %b", i, ".p = getelementptr inbounds ptr, ptr %bufs, i64 ", i, "\n  %b", i,
                     " = load ptr, ptr %b", i, ".p, align 8\n");
     args.push_back(absl::StrCat("ptr %b", i));

@@ -23,6 +23,9 @@ class LlvmRenderer : public Renderer {
   bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override {
     return CpuNativeTranscendental(op, dtype, vectorized);
   }
+  bool has_local() const override { return false; }
+  bool has_vectors() const override { return true; }
+  bool VectorAlu(Ops op, DType operand, DType result) const override { return CpuVectorAlu(op, operand, result); }
   std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
 };
 

@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/render/kernel_params.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -278,12 +279,10 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
 }
 
 std::string PtxEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops, const std::string& header) {
-  int64_t buffers = 0;
-  for (const UOpRef& u : ops)
-    if (u->op() == Ops::kDefineGlobal) buffers = std::max(buffers, u->arg_as<int64_t>() + 1);
+  const size_t buffers = ScanParams(ops).buffers.size();
   for (const UOpRef& u : ops) Emit(u, name);
   std::vector<std::string> params;
-  for (int64_t i = 0; i < buffers; ++i) params.push_back(absl::StrCat("\t.param .u64 ", name, "_param_", i));
+  for (size_t i = 0; i < buffers; ++i) params.push_back(absl::StrCat("\t.param .u64 ", name, "_param_", i));
   std::string out = header + absl::StrCat(".visible .entry ", name, "(\n", absl::StrJoin(params, ",\n"), "\n)\n{\n");
   for (int c = 0; c < 6; ++c) absl::StrAppend(&out, "\t.reg ", kRegDecl[c], " ", kRegPrefix[c], "<", count_[c], ">;\n");
   return out + prologue_ + body_ + "\tret;\n}\n";

@@ -29,6 +29,31 @@ bool CpuNativeTranscendental(Ops op, DType dtype, bool vectorized) {
   return !vectorized || op == Ops::kSin || dtype.base() == dtypes::float64;
 }
 
+namespace {
+
+bool Is32Bit(DType d) { return d.base().itemsize() == 4; }
+
+bool IsHalf(DType d) { return d.base() == dtypes::float16 || d.base() == dtypes::bfloat16; }
+
+}  // namespace
+
+bool CpuVectorAlu(Ops op, DType operand, DType result) {
+  switch (op) {
+    case Ops::kAdd: case Ops::kMul: case Ops::kFdiv: return true;
+    case Ops::kNeg: return !operand.is_bool();
+    case Ops::kReciprocal: return operand.is_float() && !IsHalf(operand);
+    case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
+      return Is32Bit(operand) && !operand.is_bool();
+    case Ops::kAnd: case Ops::kOr: case Ops::kXor: case Ops::kShl: case Ops::kShr: return operand.is_int();
+    case Ops::kCast:
+      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result);
+    case Ops::kBitcast:
+      return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result) &&
+             operand.base().itemsize() == result.base().itemsize();
+    default: return false;
+  }
+}
+
 const Renderer* RendererForDialect(std::string_view dialect, std::string_view arch) {
   static const Renderer* const kRenderers[] = {new CRenderer(),        new LlvmRenderer(),
                                                new OpenClRenderer(),   new CudaRenderer("cuda-c"),

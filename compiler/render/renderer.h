@@ -21,11 +21,24 @@ class Renderer {
   // function; |vectorized| says the value is a SIMD vector of the CPU vectorizer. When not, codegen
   // rewrites the op as polynomials of + * and bit operations (compiler/codegen/transcendental.h).
   virtual bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const { return true; }
+  // Whether work items run in groups of threads with local ids (the GPU dialects). When not, a group's
+  // items are loops of one thread and only group ids are launch dimensions (the CPU dialects).
+  virtual bool has_local() const { return true; }
+  // Whether the dialect has SIMD vector types for the vectorizer, and which ALU ops it computes on
+  // them whole (|operand| is the sources' dtype, WHERE's values'); the rest run lane by lane.
+  virtual bool has_vectors() const { return false; }
+  virtual bool VectorAlu(Ops op, DType operand, DType result) const { return false; }
+  // Whether half arithmetic needs a device extension, reported as TG_CAP_FP16 (OpenCL's cl_khr_fp16).
+  virtual bool half_needs_extension() const { return false; }
 };
 
 // The CPU dialects' (c, llvm-ir) choice: libm for scalars and float64, polynomials for float32 vectors
 // (a libm call per lane splits the vector; measured in tools/bench/RESULTS.md).
 bool CpuNativeTranscendental(Ops op, DType dtype, bool vectorized);
+// The CPU dialects' vector ops (GCC vector extensions; LLVM vectors follow the same rules): arithmetic,
+// comparisons and selects of 32-bit lanes (the mask type has them), bit ops of ints, and casts between
+// number types of one lane count. GCC has no vector of _Bool or half math.
+bool CpuVectorAlu(Ops op, DType operand, DType result);
 
 // The renderer for |dialect|, or nullptr when the compiler cannot emit it. Lives forever. |arch| is the
 // device's props.arch ("sm_90"); only a dialect tied to an ISA version (ptx) reads it, "" = its default.

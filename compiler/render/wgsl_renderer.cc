@@ -1,11 +1,13 @@
 #include "compiler/render/wgsl_renderer.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/render/kernel_params.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -70,26 +72,13 @@ std::string Alu(const UOpRef& u, const std::vector<std::string>& a) {
   }
 }
 
-struct Kernel {
-  std::vector<UOpRef> buffers;
-  std::vector<bool> written;
-  int64_t local[3] = {1, 1, 1};
-};
-
-Kernel Scan(const std::vector<UOpRef>& ops) {
-  Kernel k;
-  for (const UOpRef& u : ops) {
-    if (u->op() == Ops::kDefineGlobal) {
-      size_t slot = static_cast<size_t>(u->arg_as<int64_t>());
-      if (k.buffers.size() <= slot) k.buffers.resize(slot + 1), k.written.resize(slot + 1);
-      k.buffers[slot] = u;
-    }
-    if (u->op() == Ops::kSpecial && u->arg_as<std::string>().rfind("lidx", 0) == 0)
-      k.local[u->arg_as<std::string>()[4] - '0'] = u->src(0)->const_int();
-  }
+// The workgroup size: the extents of the lidx SPECIALs, 1 where a dimension has none.
+std::array<int64_t, 3> WorkgroupSize(const std::vector<UOpRef>& ops) {
+  std::array<int64_t, 3> local = {1, 1, 1};
   for (const UOpRef& u : ops)
-    if (u->op() == Ops::kStore) k.written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
-  return k;
+    if (u->op() == Ops::kSpecial && u->arg_as<std::string>().rfind("lidx", 0) == 0)
+      local[u->arg_as<std::string>()[4] - '0'] = u->src(0)->const_int();
+  return local;
 }
 
 }  // namespace
@@ -106,7 +95,8 @@ std::string WgslType(DType dtype) {
 }
 
 std::string WgslRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
-  Kernel k = Scan(ops);
+  const KernelParams k = ScanParams(ops);
+  const std::array<int64_t, 3> local = WorkgroupSize(ops);
   std::string out;
   for (size_t i = 0; i < k.buffers.size(); ++i) {
     DType d = k.buffers[i]->dtype().base();
@@ -114,7 +104,7 @@ std::string WgslRenderer::Render(const std::string& name, const std::vector<UOpR
     absl::StrAppend(&out, "@group(0) @binding(", i, ") var<storage, ", k.written[i] ? "read_write" : "read", "> data", i,
                     ": array<", WgslType(d), ">;\n");
   }
-  absl::StrAppend(&out, "\n@compute @workgroup_size(", k.local[0], ", ", k.local[1], ", ", k.local[2], ")\nfn ", name,
+  absl::StrAppend(&out, "\n@compute @workgroup_size(", local[0], ", ", local[1], ", ", local[2], ")\nfn ", name,
                   "(@builtin(workgroup_id) gid: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {\n");
   absl::flat_hash_map<const UOp*, std::string> expr, acc_of_reduce;
   int depth = 1, counter = 0;

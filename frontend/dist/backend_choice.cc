@@ -6,7 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/buffer_node.h"
+#include "compiler/compiler.h"
 #include "frontend/dist/mpi_wait.h"
 #include "frontend/dist/nccl_communicator.h"
 #include "frontend/dist/nccl_library.h"

@@ -1,4 +1,4 @@
-// Internal to //frontend/dist: which transport a collective uses (issue 8 part 2). TG_DIST_BACKEND:
+// Internal to //frontend/dist: which transport a collective uses. TG_DIST_BACKEND:
 //   auto (default)  NCCL for the collectives whose tensors all live, on EVERY rank, on one device whose
 //                   native memory is CUDA, when libnccl.so.2 (or TG_NCCL_LIBRARY) loads on every rank;
 //                   MPI on host memory for everything else.

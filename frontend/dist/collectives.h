@@ -1,4 +1,4 @@
-// tg::dist collectives (issue 8 part 2): allreduce and broadcast of tensors between the ranks of
+// tg::dist collectives: allreduce and broadcast of tensors between the ranks of
 // init()'s world, as PyTorch's torch.distributed.all_reduce / broadcast. Tensors go as ONE flat buffer per
 // dtype (so a step's gradients are one message, not one per parameter), reduced, and written back: over
 // MPI through host memory (MPI_Iallreduce / MPI_Ibcast), or over NCCL on the device's memory when

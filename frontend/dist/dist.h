@@ -1,4 +1,4 @@
-// tg::dist: data-parallel training over MPI (issue 8 parts 2-4). One include for the whole library:
+// tg::dist: data-parallel training over MPI. One include for the whole library:
 //   world.h                  init(), rank(), world_size(), barrier(), abort()
 //   collectives.h            allreduce / broadcast of tensors and host buffers, check_replicas
 //   distributed_sampler.h    each rank's shard of the dataset indices per epoch

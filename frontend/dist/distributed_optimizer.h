@@ -1,4 +1,4 @@
-// Data-parallel training's optimizer (issue 8 part 2; what PyTorch's DistributedDataParallel does to
+// Data-parallel training's optimizer (what PyTorch's DistributedDataParallel does to
 // gradients): wraps any nn::Optimizer and, before its step, replaces every gradient by its mean over the
 // ranks, so all ranks apply the same update and their parameters stay bitwise identical. The gradients
 // travel as ONE flat float32 buffer per step. The optimizer's float buffers (BatchNorm's running

@@ -1,4 +1,4 @@
-// Which dataset indices each rank trains on, per epoch: PyTorch's DistributedSampler (issue 8 part 2).
+// Which dataset indices each rank trains on, per epoch: PyTorch's DistributedSampler.
 // Every rank draws the same permutation of [0, size) from (seed, epoch) and keeps every world_size-th
 // entry starting at its rank, so the ranks' shards are disjoint and together cover the epoch.
 #ifndef TG_FRONTEND_DIST_DISTRIBUTED_SAMPLER_H_

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
-#include "compiler/buffer_node.h"
+#include "compiler/compiler.h"
 #include "frontend/dist/nccl_communicator.h"
 #include "frontend/dist/nccl_types.h"
 #include "frontend/dist/world.h"

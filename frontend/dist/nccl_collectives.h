@@ -1,5 +1,5 @@
-// Internal to //frontend/dist: allreduce and broadcast of tensors with NCCL on their device memory
-// (issue 8 part 2). The tensors of one dtype are packed ON THE DEVICE into one fresh flat buffer (a tg
+// Internal to //frontend/dist: allreduce and broadcast of tensors with NCCL on their device memory.
+// The tensors of one dtype are packed ON THE DEVICE into one fresh flat buffer (a tg
 // graph: flatten, cat, realized into an empty tensor), NCCL runs in place on that buffer's native address
 // with the device's native stream (or after stream_sync where the device has none), the device is
 // synchronized through the plugin within TG_DIST_TIMEOUT, and the slices are assigned back: no host round

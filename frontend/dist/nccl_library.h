@@ -1,5 +1,5 @@
 // Internal to //frontend/dist: NCCL (NVIDIA's collective library) loaded with dlopen at run time, never
-// linked, so tg::dist builds and runs where it is absent (issue 8 part 2). The few types, values and
+// linked, so tg::dist builds and runs where it is absent. The few types, values and
 // signatures of nccl.h that tg::dist calls are declared here with NCCL's ABI values (stable across
 // NCCL 2.x; ncclAvg and ncclBfloat16 since 2.10). No NCCL header is needed to build.
 #ifndef TG_FRONTEND_DIST_NCCL_LIBRARY_H_

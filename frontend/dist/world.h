@@ -1,5 +1,5 @@
 // tg::dist's process group: which rank this process is among how many, from the MPI environment that
-// `mpirun -np N` sets up (issue 8 part 2; PyTorch's init_process_group / get_rank / get_world_size).
+// `mpirun -np N` sets up (PyTorch's init_process_group / get_rank / get_world_size).
 // A process not started by mpirun is a world of one rank and never touches MPI, so every program that
 // uses tg::dist also runs as a plain single process.
 #ifndef TG_FRONTEND_DIST_WORLD_H_

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
+#include "compiler/compiler.h"
 #include "runtime/device.h"
 
 namespace tg::nn {

@@ -103,7 +103,7 @@ const CCompiler& FindCCompiler() {
 // -fwrapv: tensor integer arithmetic wraps in two's complement (as in tinygrad, numpy, and our llvm-ir
 // path, which emits add/sub/mul without nsw). Without it, C calls INT_MIN's negation undefined and gcc
 // may fold "-a < -b" into "b < a", which is wrong for INT_MIN (UBSan found it in sort's generated max
-// of negated values, issue 9).
+// of negated values).
 //
 // -fno-tree-loop-vectorize (gcc only): gcc 12.2's loop vectorizer miscompiles reductions that read with a
 // negative stride over several loops (a flipped tensor's sum: tests/fuzz/program_regression_test.cc has the

@@ -6,7 +6,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
@@ -56,7 +56,7 @@ TEST(Opts, StrideReadsIndexMath) {
 TEST(Heuristic, MatmulGetsARegisterTileAndVectors) {
   Tensor a = Tensor::rand({64, 48}), b = Tensor::rand({48, 64});
   Kernel k(OnlyKernelAst(a.matmul(b)));
-  ApplyHeuristic(k, TargetFor(Cpu()));
+  ApplyHeuristic(k, Target::For(Cpu()));
   int expanded = 0;
   for (const auto& axis : k.axes()) expanded += axis.type == AxisType::kUpcast;
   EXPECT_GE(expanded, 2) << "expected a vector axis plus a row tile";

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "runtime/device_registry.h"
 

@@ -9,7 +9,7 @@
 #include <functional>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "plugins/cuda/cuda_compile_only.h"

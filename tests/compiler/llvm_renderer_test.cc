@@ -13,7 +13,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/render/llvm_renderer.h"
 #include "compiler/render/renderer.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
@@ -112,7 +112,7 @@ std::string RenderOnly(const Tensor& t) {
   // The real CPU's properties (vector width, cores) with llvm-ir first. Loads the plugins, so only
   // tests after CorpusAgreesWithTheCPath may call this.
   runtime::DeviceInfo cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info();
-  cpu.source_dialects = {"llvm-ir", "c"};  // TargetFor turns vectors on for devices that accept "c"
+  cpu.source_dialects = {"llvm-ir", "c"};  // the llvm-ir renderer, with SIMD vectors
   std::string text;
   for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items)
     if (item.kind == ScheduleItem::Kind::kKernel) text += GenerateKernel(item.ast, cpu).source.source;

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <set>
 
-#include "compiler/buffer_node.h"
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/schedule_cache.h"
 #include "frontend/nn/nn.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"

@@ -10,7 +10,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/render/ptx_renderer.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 

@@ -2,9 +2,9 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
-#include "compiler/buffer_node.h"
-#include "compiler/schedule.h"
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/schedule.h"
+#include "compiler/schedule/schedule_cache.h"
 #include "frontend/tg.h"
 #include "runtime/device_registry.h"
 #include "gtest/gtest.h"
@@ -127,7 +127,7 @@ TEST(Assign, ReversedSelfReadGoesThroughATemporary) {
 namespace tg::compiler {
 namespace {
 
-// issue 4's fusion target: each layer of an MLP is one kernel (matmul + bias + relu fused; the
+// The fusion target: each layer of an MLP is one kernel (matmul + bias + relu fused; the
 // next layer's broadcast of the activations ends it).
 TEST(Schedule, ThreeLayerMlpForwardIsThreeKernels) {
   Tensor x = Tensor::rand({8, 32});
@@ -168,7 +168,7 @@ TEST(Schedule, ReduceStoredPermutedIsRealizedInItsOwnOrder) {
   ASSERT_EQ(k.AxesString(), "[GLOBAL:16, LOOP:144, REDUCE:64]");
   UOpRef store_index = k.ast()->src(0)->src(0)->src(1);
   EXPECT_EQ(Kernel::Stride(store_index, k.axes()[1].range), 1);
-  ApplyHeuristic(k, TargetFor(CpuInfo()));
+  ApplyHeuristic(k, Target::For(CpuInfo()));
   ASSERT_FALSE(k.applied().empty());
   EXPECT_EQ(k.applied()[0].op, OptOp::kUpcast);
   EXPECT_EQ(k.applied()[0].axis, 1) << k.AxesString();

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"

@@ -1,4 +1,4 @@
-// tg::dist on 2 ranks (issue 8 part 4). Run by mpirun through mpirun.sh: every rank runs every test,
+// tg::dist on 2 ranks. Run by mpirun through mpirun.sh: every rank runs every test,
 // and the collectives inside a test meet their counterparts on the other rank. Also passes as one rank.
 #include <gtest/gtest.h>
 

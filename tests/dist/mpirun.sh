@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a test program on N ranks on this machine, as CI does (issue 8 part 4):
+# Runs a test program on N ranks on this machine, as CI does:
 #   mpirun.sh N program [args...]
 # As root (CI is root): --allow-run-as-root. Loopback only: the byte transfer layer (btl) and mpirun's
 # own out-of-band channel (oob) use lo, so nothing leaves the machine. --oversubscribe: 2 cores may host

@@ -1,4 +1,4 @@
-// TG_DIST_BACKEND's choice on 2 ranks (issue 8 part 2). Each suite runs under its own environment
+// TG_DIST_BACKEND's choice on 2 ranks. Each suite runs under its own environment
 // (BUILD's env and --gtest_filter):
 //   ForcedWithoutNccl  TG_DIST_BACKEND=nccl, TG_NCCL_LIBRARY=/nonexistent/libnccl.so.2
 //   AutoWithoutNccl    TG_DIST_BACKEND=auto, TG_NCCL_LIBRARY=/nonexistent/libnccl.so.2

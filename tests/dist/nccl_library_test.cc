@@ -1,4 +1,4 @@
-// NCCL's loader on its own (issue 8 part 2), no mpirun: a library that is absent or lacks a symbol is
+// NCCL's loader on its own, no mpirun: a library that is absent or lacks a symbol is
 // "unavailable" with a reason naming it, never a crash; tests/dist's stub loads. Paths come from BUILD's
 // env: NCCL_STUB (complete) and NCCL_STUB_WITHOUT_BROADCAST.
 #include "frontend/dist/nccl_library.h"

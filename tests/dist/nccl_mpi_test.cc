@@ -1,4 +1,4 @@
-// tg::dist's NCCL path on 2 ranks without a GPU (issue 8 part 2): run by mpirun.sh with
+// tg::dist's NCCL path on 2 ranks without a GPU: run by mpirun.sh with
 // TG_DIST_BACKEND=nccl and TG_NCCL_LIBRARY=<tests/dist's stub libnccl.so.2>, which implements NCCL on
 // host pointers with MPI. CPU tensors reach it through the CPU plugin's tg.native_handles ("host"
 // memory), so packing on the device, the NCCL calls, the stream sync and the write-back all run. The

@@ -1,4 +1,4 @@
-// A stand-in libnccl.so.2 for machines without GPUs or NCCL (issue 8 part 2): the NCCL entry points
+// A stand-in libnccl.so.2 for machines without GPUs or NCCL: the NCCL entry points
 // tg::dist resolves, implemented on HOST pointers with MPI underneath (ncclAllReduce -> MPI_Allreduce,
 // ncclBroadcast -> MPI_Bcast, ncclGetUniqueId -> random bytes). tg::dist reaches it with
 // TG_NCCL_LIBRARY=<this .so> and TG_DIST_BACKEND=nccl on CPU tensors, whose plugin names host memory

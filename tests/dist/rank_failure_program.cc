@@ -1,4 +1,4 @@
-// A 2-rank program whose rank 1 fails on purpose, for rank_failure_test.sh (issue 8 part 4):
+// A 2-rank program whose rank 1 fails on purpose, for rank_failure_test.sh:
 //   rank_failure_program exit   rank 1 exits (code 3) between two allreduces, without MPI_Finalize
 //   rank_failure_program hang   rank 1 stops calling collectives (sleeps); rank 0 must give up after
 //                               TG_DIST_TIMEOUT seconds with a tg::Error, then abort the job

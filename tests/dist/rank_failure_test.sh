@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A rank that dies or hangs ends the whole 2-rank job with a clear message and a non-zero status, never
-# a hang (issue 8 part 4). Each run is bounded by mpirun.sh's timeout (exit 124 = it hung: a failure).
+# a hang. Each run is bounded by mpirun.sh's timeout (exit 124 = it hung: a failure).
 set -uo pipefail
 mpirun_sh="$1"
 program="$2"

@@ -1,4 +1,4 @@
-// Every class of bad argument to the Tensor ops (issue 3, part A families) is a tg::Error that
+// Every class of bad argument to the Tensor ops (creation, math, binary, reduce, nn families) is a tg::Error that
 // names the op and what was wrong. One test per class: counts, ranges, axes, dtypes, shapes, modes.
 #include "frontend/tg.h"
 #include "gmock/gmock.h"

@@ -1,5 +1,5 @@
 // A random tensor program as plain data: a list of steps over float32 values, each naming its inputs by index.
-// Differential testing (issue 9 part 3) runs ONE description through the compiler and through a float64 reference.
+// Differential testing runs ONE description through the compiler and through a float64 reference.
 #ifndef TG_TESTS_FUZZ_PROGRAM_H_
 #define TG_TESTS_FUZZ_PROGRAM_H_
 

@@ -1,5 +1,5 @@
 // Generates random fuzz::Programs from a seed: shapes with size-1 axes, broadcasts, movement chains,
-// reductions, elementwise ops and matmuls, with inputs kept inside each op's domain (issue 9 part 3).
+// reductions, elementwise ops and matmuls, with inputs kept inside each op's domain.
 #ifndef TG_TESTS_FUZZ_PROGRAM_GENERATOR_H_
 #define TG_TESTS_FUZZ_PROGRAM_GENERATOR_H_
 

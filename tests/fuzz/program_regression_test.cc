@@ -1,5 +1,5 @@
 // Mismatches tools/fuzz_programs found, each the shrunk program it printed, checked against values computed here
-// on the host (issue 9 part 3). A DISABLED_ test is a known failure whose fix is still open (see its comment).
+// on the host. A DISABLED_ test is a known failure whose fix is still open (see its comment).
 #include <cstdint>
 #include <numeric>
 #include <vector>

@@ -1,5 +1,5 @@
 // Random integer expressions over RANGE/DEFINE_VAR variables, checked by brute force before and after Simplify.
-// Also checks the range analysis: every value an expression takes must lie in [vmin, vmax] (issue 9 part 3).
+// Also checks the range analysis: every value an expression takes must lie in [vmin, vmax].
 #ifndef TG_TESTS_FUZZ_SYMBOLIC_FUZZ_H_
 #define TG_TESTS_FUZZ_SYMBOLIC_FUZZ_H_
 

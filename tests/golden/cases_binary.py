@@ -1,4 +1,4 @@
-"""Binary ops: broadcasting, dtype promotion, scalars on either side (issue 3 part A)."""
+"""Binary ops: broadcasting, dtype promotion, scalars on either side."""
 import torch
 
 from golden_lib import Case, In

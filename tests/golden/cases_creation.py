@@ -1,4 +1,4 @@
-"""Creation ops (issue 3 part A). Ops without inputs; *_like ops take one input for its shape/dtype."""
+"""Creation ops. Ops without inputs; *_like ops take one input for its shape/dtype."""
 import torch
 
 from golden_lib import Case, In

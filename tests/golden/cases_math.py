@@ -1,4 +1,4 @@
-"""Unary math, activations and casts (issue 3 part A)."""
+"""Unary math, activations and casts."""
 import math
 
 import torch

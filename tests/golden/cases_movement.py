@@ -1,4 +1,4 @@
-"""Movement and indexing ops (issue 3 part B adds its cases here; format: README.md)."""
+"""Movement and indexing ops (format: README.md)."""
 import torch
 import torch.nn.functional as F
 
@@ -14,7 +14,7 @@ CASES = [
 ]
 
 
-# ---- part B: high-level movement and indexing. The lambdas close over their arguments (wrapped at the
+# ---- high-level movement and indexing. The lambdas close over their arguments (wrapped at the
 # end to ignore the args, which are for the C++ side). Index tensors are int32 (tinygrad's default int).
 def torch_pad(x, pads, mode):  # pads: (before, after) per axis, first axis first
   flat = [v for b, a in reversed(pads) for v in (b, a)]

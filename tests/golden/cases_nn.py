@@ -1,4 +1,4 @@
-"""NN functional ops and losses (issue 3 part A)."""
+"""NN functional ops and losses."""
 import torch
 import torch.nn.functional as F
 

@@ -1,4 +1,4 @@
-"""Processing ops: matmul, conv, pools, sort, ... (issue 3 part B adds its cases here; format: README.md)."""
+"""Processing ops: matmul, conv, pools, sort, ... (format: README.md)."""
 import torch
 import torch.nn.functional as F
 
@@ -13,7 +13,7 @@ CASES = [
 ]
 
 
-# ---- part B: conv, pools, interpolate, einsum, sort. Args are for the C++ side; the lambdas close over theirs.
+# ---- conv, pools, interpolate, einsum, sort. Args are for the C++ side; the lambdas close over theirs.
 def flat_pads(pads):  # (before, after) per spatial axis -> PyTorch's flat order, last axis first
   return [v for b, a in reversed(pads) for v in (b, a)]
 

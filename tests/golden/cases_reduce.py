@@ -1,4 +1,4 @@
-"""Reductions, scans, softmax family (issue 3 part A). tinygrad keeps int32 where PyTorch widens to int64."""
+"""Reductions, scans, softmax family. tinygrad keeps int32 where PyTorch widens to int64."""
 import torch
 
 from golden_lib import Case, In

@@ -1,4 +1,4 @@
-// Golden registry of the "movement" family (cases_movement.py; part B of issue 3 extends it).
+// Golden registry of the "movement" family (cases_movement.py).
 #include "tests/golden/golden.h"
 
 namespace tg::golden {
@@ -9,7 +9,7 @@ namespace {
 using In = std::vector<Tensor>;
 using Out = std::vector<Tensor>;
 
-// The index lists of the "getitem_basic" cases (part B), by their form number.
+// The index lists of the "getitem_basic" cases, by their form number.
 Tensor Basic(const Tensor& x, int64_t form) {
   if (form == 0) return x[{Slice{1, 5, 2}, Slice{.step = -2}}];
   return x[{NewAxis, Ellipsis, -1, Slice{1, 3}}];
@@ -23,7 +23,7 @@ const Registry& FamilyOps() {
       {"expand", [](const In& in, const Args& a) { return Out{in[0].expand(a.Ints("shape"))}; }},
       {"flip", [](const In& in, const Args& a) { return Out{in[0].flip(a.Axes("axes"))}; }},
       {"transpose", [](const In& in, const Args&) { return Out{in[0].transpose()}; }},
-      // part B
+      // high-level movement and indexing
       {"cat2", [](const In& in, const Args& a) { return Out{in[0].cat({in[1]}, static_cast<int>(a.Int("dim")))}; }},
       {"stack2", [](const In& in, const Args& a) { return Out{in[0].stack({in[1]}, static_cast<int>(a.Int("dim")))}; }},
       {"repeat", [](const In& in, const Args& a) { return Out{in[0].repeat(a.Ints("repeats"))}; }},

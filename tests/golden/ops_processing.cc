@@ -1,4 +1,4 @@
-// Golden registry of the "processing" family (cases_processing.py; part B of issue 3 extends it).
+// Golden registry of the "processing" family (cases_processing.py).
 #include "tests/golden/golden.h"
 
 namespace tg::golden {
@@ -13,7 +13,7 @@ using Out = std::vector<Tensor>;
 const Registry& FamilyOps() {
   static const Registry* ops = new Registry{
       {"matmul", [](const In& in, const Args&) { return Out{in[0].matmul(in[1])}; }},
-      // part B
+      // conv, pools, interpolate, einsum, sort
       {"conv", [](const In& in, const Args& a) {
          return Out{in[0].conv2d(in[1], std::nullopt, a.Int("groups"), a.Ints("stride"), a.Ints("dilation"),
                                  a.Ints("padding"))};

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/buffer_node.h"
-#include "compiler/gather.h"
-#include "compiler/multi.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/gather.h"
+#include "compiler/schedule/multi.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/test_util.h"

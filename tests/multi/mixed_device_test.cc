@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/gather.h"
+#include "compiler/schedule/gather.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/test_util.h"

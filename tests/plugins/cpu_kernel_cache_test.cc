@@ -1,4 +1,4 @@
-// cpu_kernel_cache_test.cc: the CPU plugin's compiled-kernel file cache under faults (issue 9):
+// cpu_kernel_cache_test.cc: the CPU plugin's compiled-kernel file cache under faults:
 // a damaged .so in the cache is detected by its checksum trailer and rebuilt, never dlopen()ed; and two
 // processes compiling the same kernels into one fresh cache directory at once both get correct
 // results, see only whole files, and leave no temporary files behind.

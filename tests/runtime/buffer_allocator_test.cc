@@ -78,7 +78,7 @@ TEST_F(BufferAllocatorTest, CopyRoundTripThroughAReusedBuffer) {
   EXPECT_EQ(in, out);
 }
 
-// Issue 9 faults: TINYMEM (tests/runtime/stub_plugin.c) has 1 MiB and says RESOURCE_EXHAUSTED past it.
+// Faults: TINYMEM (tests/runtime/stub_plugin.c) has 1 MiB and says RESOURCE_EXHAUSTED past it.
 class OutOfMemoryTest : public ::testing::Test {
  protected:
   static constexpr uint64_t kDeviceBytes = 1 << 20;

@@ -1,7 +1,7 @@
 // concurrency_test.cc: the runtime's shared state used from several threads at once, as a training
 // loop and a data loader or two models in one process do: device lookup, the program cache, the
 // allocator's LRU, launches on the plugin's thread pool, and the sqlite disk cache. Meaningful under
-// --config=tsan (issue 9), where a data race fails the test; the results are checked in every build.
+// --config=tsan, where a data race fails the test; the results are checked in every build.
 #include <atomic>
 #include <cstdlib>
 #include <string>

@@ -112,7 +112,7 @@ TEST(PluginLoaderTest, CpuPluginLoads) {
   EXPECT_EQ(report.abi_major, 1u);
 }
 
-// ---- Hostile tables through LoadPluginFromEntry (issue 9; tests/fuzzers/hostile_plugin_fuzzer does the rest).
+// ---- Hostile tables through LoadPluginFromEntry (tests/fuzzers/hostile_plugin_fuzzer does the rest).
 
 uint32_t g_fake_count = 1;
 char g_unterminated[kMaxPluginString];  // filled with 'U' by the test: no NUL anywhere

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `tg devices --probe` (issue 9): a plugin that dies inside initialize (SIGSEGV, abort) is listed as
+# `tg devices --probe`: a plugin that dies inside initialize (SIGSEGV, abort) is listed as
 # [crashed] with the signal and its last words, and the listing still completes with the plugins after
 # it (the runfiles' CPU plugin and the ZETA stub), exiting 0 because devices exist.
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""W5 data-parallel, PyTorch peer (issue 8, Performance): DistributedDataParallel with the gloo backend on
+"""W5 data-parallel, PyTorch peer: DistributedDataParallel with the gloo backend on
 1 and 2 processes of this machine (loopback), the same MLP (784-256-10, Adam, per-rank batch) and
 allreduce sizes (1-64 MiB float32) as tools/bench/dist_bench.cc.
 

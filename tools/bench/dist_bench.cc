@@ -1,4 +1,4 @@
-// W5 data-parallel (issue 8, Performance): run it alone (1 rank) and under `mpirun -np 2` (2 ranks):
+// W5 data-parallel: run it alone (1 rank) and under `mpirun -np 2` (2 ranks):
 //   bazel-bin/tools/bench/dist_bench
 //   tests/dist/mpirun.sh 2 bazel-bin/tools/bench/dist_bench
 // Prints, on rank 0: the data-parallel MLP training steps/s (784-256-10, Adam, per-rank batch --batch,

@@ -1,5 +1,5 @@
 // shard_matmul: a data-parallel matmul (batch split over the CPU plugin's devices) against the same
-// matmul on one device, for issue 8. Run once per device count; each run is its own process because
+// matmul on one device. Run once per device count; each run is its own process because
 // TG_CPU_DEVICES is read when the plugin loads:
 //   TG_CPU_DEVICES=1 ./bazelw run -c opt //tools/bench:shard_matmul -- --devices=1
 //   TG_CPU_DEVICES=2 ./bazelw run -c opt //tools/bench:shard_matmul -- --devices=2

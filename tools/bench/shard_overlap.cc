@@ -1,4 +1,4 @@
-// shard_overlap: do the shards of one op run side by side on the CPU plugin's devices? Issue 8 part 1
+// shard_overlap: do the shards of one op run side by side on the CPU plugin's devices?
 // (plugins/cpu/device_queue.h). A batch-sharded matmul and a sharded elementwise chain, timed per
 // realize (the shards' results stay on their devices: each device is synchronized, nothing is gathered).
 // Compare queued devices with inline ones in two processes (both settings are read when the plugin loads):
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/buffer_node.h"
+#include "compiler/compiler.h"
 #include "runtime/device.h"
 #include "frontend/tg.h"
 

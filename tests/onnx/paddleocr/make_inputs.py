@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Renders a text line and preprocesses it exactly as PaddleOCR does for its two ONNX models, writing the
-input tensors the PaddleOCR test (tests/onnx/paddleocr_test.cc) and make_reference.mjs use (issue 7).
+input tensors the PaddleOCR test (tests/onnx/paddleocr_test.cc) and make_reference.mjs use.
 
   /usr/bin/python3 tests/onnx/paddleocr/make_inputs.py     # rewrites tests/onnx/paddleocr/*_input.pb
 

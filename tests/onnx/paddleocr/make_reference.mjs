@@ -1,5 +1,5 @@
 // Runs the two PaddleOCR models with ONNX Runtime on the checked-in inputs and writes its outputs as the
-// reference data tests/onnx/paddleocr_test.cc matches (issue 7); with --bench, times ONNX Runtime instead.
+// reference data tests/onnx/paddleocr_test.cc matches; with --bench, times ONNX Runtime instead.
 //
 //   mkdir -p /tmp/ort && (cd /tmp/ort && npm install --ignore-scripts onnxruntime-node@1.30.0)
 //   node tests/onnx/paddleocr/make_reference.mjs --ort /tmp/ort            # rewrites *_ort_output.pb

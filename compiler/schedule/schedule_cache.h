@@ -1,12 +1,12 @@
 // ScheduleCache: reuses the schedule of a graph across realizes that differ only in the buffers
 // they read (a training step, a dispatch loop). tinygrad's schedule cache; used by realize.cc.
-#ifndef TG_COMPILER_SCHEDULE_CACHE_H_
-#define TG_COMPILER_SCHEDULE_CACHE_H_
+#ifndef TG_COMPILER_SCHEDULE_SCHEDULE_CACHE_H_
+#define TG_COMPILER_SCHEDULE_SCHEDULE_CACHE_H_
 
 #include <string>
 #include <vector>
 
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 
 namespace tg::compiler {
 
@@ -17,4 +17,4 @@ Schedule CachedSchedule(const std::vector<UOpRef>& roots, const std::vector<std:
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_SCHEDULE_CACHE_H_
+#endif  // TG_COMPILER_SCHEDULE_SCHEDULE_CACHE_H_

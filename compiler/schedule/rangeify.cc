@@ -1,4 +1,4 @@
-#include "compiler/rangeify.h"
+#include "compiler/schedule/rangeify.h"
 
 #include <utility>
 
@@ -46,14 +46,8 @@ UOpRef Index(const UOpRef& tensor, std::vector<UOpRef> idx, const UOpRef& gate) 
 KernelBuilder& Builder(const Match& m) { return m.ctx<KernelBuilder>(); }
 
 // Pattern: INDEX whose tensor source is one of |ops|; captures the INDEX as "idx".
-Pat IndexOf(std::initializer_list<Ops> ops) {
+Pat IndexOf(std::vector<Ops> ops) {
   return Pat::Op(Ops::kIndex, {Pat::Ops_(ops).allow_any_len()}, "idx").allow_any_len();
-}
-
-std::vector<std::pair<int64_t, int64_t>> Pairs(const std::vector<int64_t>& flat) {
-  std::vector<std::pair<int64_t, int64_t>> out;
-  for (size_t i = 0; i + 1 < flat.size(); i += 2) out.emplace_back(flat[i], flat[i + 1]);
-  return out;
 }
 
 UOpRef PushReshape(const Match& m) {  // x.reshape(s)[i] -> x[unflatten(flatten(i, s), x.shape)]
@@ -83,7 +77,7 @@ UOpRef PushExpand(const Match& m) {  // x.expand(s)[i] -> x[i with 0 on broadcas
 
 UOpRef PushShrink(const Match& m) {  // x.shrink((s, e))[i] -> x[i + s]
   auto [t, idx, gate] = Unpack(m["idx"]);
-  auto bounds = Pairs(t->arg_as<std::vector<int64_t>>());
+  auto bounds = t->arg_pairs();
   for (size_t k = 0; k < idx.size(); ++k)
     if (bounds[k].first != 0) idx[k] = idx[k] + bounds[k].first;
   return Index(t->src(0), std::move(idx), gate);
@@ -102,7 +96,7 @@ UOpRef PushFlip(const Match& m) {  // x.flip()[i] -> x[n - 1 - i]
 UOpRef PushPad(const Match& m) {
   auto [t, idx, gate] = Unpack(m["idx"]);
   const UOpRef& x = t->src(0);
-  auto pads = Pairs(t->arg_as<std::vector<int64_t>>());
+  auto pads = t->arg_pairs();
   UOpRef valid = UOp::Const(dtypes::bool_, true);
   for (size_t k = 0; k < idx.size(); ++k) {
     auto [before, after] = pads[k];
@@ -189,12 +183,7 @@ const PatternMatcher& PushIndexRules() {
       {IndexOf({Ops::kBuffer}), PushBuffer},
       {IndexOf({Ops::kConst}), PushConst},
       {IndexOf({Ops::kContiguous, Ops::kDetach}), PushPassThrough},
-      {IndexOf({Ops::kCast, Ops::kBitcast, Ops::kExp2, Ops::kLog2, Ops::kSin, Ops::kSqrt,
-                Ops::kReciprocal, Ops::kNeg, Ops::kTrunc, Ops::kAdd, Ops::kMul, Ops::kIdiv,
-                Ops::kMod, Ops::kFdiv, Ops::kMax, Ops::kCmpLt, Ops::kCmpNe, Ops::kCmpEq,
-                Ops::kXor, Ops::kOr, Ops::kAnd, Ops::kShl, Ops::kShr, Ops::kThreefry,
-                Ops::kWhere, Ops::kMulAcc}),
-       PushElementwise},
+      {IndexOf(OpsWhere(IsAlu)), PushElementwise},
   });
   return *rules;
 }

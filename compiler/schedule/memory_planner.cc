@@ -1,10 +1,10 @@
-#include "compiler/memory_planner.h"
+#include "compiler/schedule/memory_planner.h"
 
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 
 namespace tg::compiler {
 namespace {

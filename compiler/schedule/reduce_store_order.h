@@ -5,8 +5,8 @@
 // a matmul stored transposed), that axis is the reduce's slowest output axis: the loads along it are
 // gathers and the tile fails (fashion_mnist's distributed step: 3.3 s instead of 0.12 s for conv2).
 // Such a reduce is its own kernel, stored in its own order, and the permuted copy is elementwise.
-#ifndef TG_COMPILER_REDUCE_STORE_ORDER_H_
-#define TG_COMPILER_REDUCE_STORE_ORDER_H_
+#ifndef TG_COMPILER_SCHEDULE_REDUCE_STORE_ORDER_H_
+#define TG_COMPILER_SCHEDULE_REDUCE_STORE_ORDER_H_
 
 #include <vector>
 
@@ -22,4 +22,4 @@ bool StoresReduceOutOfOrder(const UOp* reduce, const std::vector<const UOp*>& pa
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_REDUCE_STORE_ORDER_H_
+#endif  // TG_COMPILER_SCHEDULE_REDUCE_STORE_ORDER_H_

@@ -1,12 +1,13 @@
 // One unit of work of a schedule: a kernel to compile and launch, or a copy between devices.
-// Produced by compiler/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
-#ifndef TG_COMPILER_SCHEDULE_ITEM_H_
-#define TG_COMPILER_SCHEDULE_ITEM_H_
+// Produced by compiler/schedule/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
+#ifndef TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
+#define TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
 
 #include <string>
 #include <vector>
 
 #include "ir/uop.h"
+#include "runtime/device.h"
 
 namespace tg::compiler {
 
@@ -19,8 +20,11 @@ struct ScheduleItem {
   // kCopy: buffers[0] is the destination, buffers[1] the source.
   std::vector<UOpRef> buffers;
   std::string device;  // where the kernel runs (the destination of a copy)
+  // |device| resolved once when the schedule is made (compiler/schedule/schedule_cache), so that a
+  // launch, and every replay of a captured item, skips the registry; null: look |device| up.
+  runtime::Device* runs_on = nullptr;
 };
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_SCHEDULE_ITEM_H_
+#endif  // TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_

@@ -1,7 +1,7 @@
 // Gathers: a sharded tensor made whole on one device (Tensor::to of a MULTI), and the exact assembly of
-// disjoint pieces laid side by side that gathers and the ring allreduce (compiler/allreduce.h) end with.
-#ifndef TG_COMPILER_GATHER_H_
-#define TG_COMPILER_GATHER_H_
+// disjoint pieces laid side by side that gathers and the ring allreduce (compiler/schedule/allreduce.h) end with.
+#ifndef TG_COMPILER_SCHEDULE_GATHER_H_
+#define TG_COMPILER_SCHEDULE_GATHER_H_
 
 #include <string>
 #include <vector>
@@ -28,4 +28,4 @@ bool GathersDirectly(const std::vector<std::string>& devices, const std::string&
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_GATHER_H_
+#endif  // TG_COMPILER_SCHEDULE_GATHER_H_

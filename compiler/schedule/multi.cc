@@ -1,5 +1,5 @@
 // The multi pass: per-op rules that run a graph over MULTI nodes once per device (SPMD).
-#include "compiler/multi.h"
+#include "compiler/schedule/multi.h"
 
 #include <algorithm>
 #include <numeric>
@@ -7,8 +7,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/gather.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/gather.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -46,7 +46,7 @@ bool IsSpread(const Value& v) { return std::holds_alternative<Spread>(v); }
 void CheckDeviceFree(const UOpRef& plain, const Spread& with) {
   for (const UOpRef& n : plain->toposort())
     if (n->op() == Ops::kBuffer || n->op() == Ops::kCopy)
-      throw Error("sharded tensors: an operand on one device meets a tensor on " + DeviceTupleName(with.devices) +
+      throw Error("sharded tensors: an operand on one device meets a tensor on " + DeviceSet(with.devices).Name() +
                   "; shard it too (.shard(devices, axis)) or move the other one with .to(device)");
 }
 
@@ -141,9 +141,7 @@ class MultiPass {
     if (s == nullptr) return std::nullopt;
     size_t k = std::find(s->devices.begin(), s->devices.end(), u->src(0)->arg_as<std::string>()) - s->devices.begin();
     if (k == s->devices.size()) return std::nullopt;
-    Bounds window;
-    std::vector<int64_t> flat = u->arg_as<std::vector<int64_t>>();
-    for (size_t i = 0; i + 1 < flat.size(); i += 2) window.emplace_back(flat[i], flat[i + 1]);
+    Bounds window = u->arg_pairs();
     if (s->axis >= 0) {
       auto [b, e] = s->bounds()[k];
       if (window[s->axis].first < b || window[s->axis].second > e) return std::nullopt;
@@ -184,7 +182,7 @@ class MultiPass {
       if (const Spread* s = std::get_if<Spread>(&v)) {
         if (s->devices != lead->devices)
           throw Error("sharded tensors: " + std::string(OpName(u->op())) + " of tensors on " +
-                      DeviceTupleName(s->devices) + " and " + DeviceTupleName(lead->devices) +
+                      DeviceSet(s->devices).Name() + " and " + DeviceSet(lead->devices).Name() +
                       "; shard both over the same devices");
         aligned.push_back(ToLayout(*s, axis, bounds));
       } else {
@@ -214,7 +212,7 @@ class MultiPass {
     Spread out{{}, -1, s.devices};
     for (size_t i = 0; i < s.devices.size(); ++i)
       out.shards.push_back(UOp::Make(Ops::kAllreduce, u->dtype(), local.shards,
-                                     AllreduceArg{arg.op, static_cast<int64_t>(i), s.devices}.Encode()));
+                                     AllreduceArg{arg.op, static_cast<int64_t>(i), s.devices}));
     return out;
   }
 
@@ -271,7 +269,7 @@ class MultiPass {
     std::optional<int64_t> k = StartSurvives(in, out, s.axis);
     if (!k)
       throw Error("sharded tensors: reshape " + ShapeString(in) + " -> " + ShapeString(out) +
-                  " of a tensor sharded on axis " + std::to_string(s.axis) + " over " + DeviceTupleName(s.devices) +
+                  " of a tensor sharded on axis " + std::to_string(s.axis) + " over " + DeviceSet(s.devices).Name() +
                   " would mix elements of different devices (the sharded axis can split, or merge with the axes "
                   "after it, but not with those before it); gather it first with .to(device) (then .shard() the "
                   "result again if you want it spread), or shard along an axis this reshape keeps");
@@ -334,19 +332,10 @@ std::vector<std::pair<int64_t, int64_t>> EvenBounds(int64_t size, size_t n) {
 
 bool HasMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   for (const std::string& d : devices)
-    if (SplitDeviceTuple(d).size() > 1) return true;
-  if (!MultiEverMade()) return false;
-  for (const UOpRef& n : UOp::Sink(roots)->toposort())
-    if (n->op() == Ops::kMulti) return true;
+    if (DeviceSet::FromName(d).size() > 1) return true;
+  for (const UOpRef& r : roots)
+    if (r->has_multi()) return true;
   return false;
-}
-
-bool IsRealized(const UOpRef& u) {
-  if (BufferOfView(u)) return true;
-  if (u->op() != Ops::kMulti) return false;
-  for (const UOpRef& s : u->src())
-    if (!BufferOfView(s)) return false;
-  return true;
 }
 
 std::optional<ShardLayout> LayoutOf(const UOpRef& root) {
@@ -374,7 +363,7 @@ SpmdRoots SplitMulti(const std::vector<UOpRef>& roots, const std::vector<std::st
   };
   for (size_t i = 0; i < roots.size(); ++i) {
     Value v = pass.Get(roots[i]);
-    std::vector<std::string> tuple = SplitDeviceTuple(devices[i]);
+    std::vector<std::string> tuple = DeviceSet::FromName(devices[i]).names();
     if (!IsSpread(v) && tuple.size() > 1)  // a plain graph (a constant) on several devices: one copy each
       v = Spread{std::vector<UOpRef>(tuple.size(), std::get<UOpRef>(v)), -1, tuple};
     SpmdRoots::Origin origin;

@@ -1,12 +1,12 @@
 // SPMD over devices: turns a tensor graph that contains MULTI nodes (sharded or replicated tensors,
 // ir/multi_arg.h) into one ordinary graph per device, as tinygrad's schedule/multi.py does. Ops run
 // per shard; a reduce over the shard axis combines the per-device partials through ALLREDUCE
-// (lowered by compiler/allreduce.h); a pad, shrink or flip along the shard axis gathers (all-gather)
-// first and shards again after; to() one device gathers there (compiler/gather.h); a reshape keeps the
+// (lowered by compiler/schedule/allreduce.h); a pad, shrink or flip along the shard axis gathers (all-gather)
+// first and shards again after; to() one device gathers there (compiler/schedule/gather.h); a reshape keeps the
 // shard axis where its start survives and otherwise is an error. Used by compiler/realize.cc; the front
 // end builds MULTI nodes (and asks LayoutOf for gradients through a gather).
-#ifndef TG_COMPILER_MULTI_H_
-#define TG_COMPILER_MULTI_H_
+#ifndef TG_COMPILER_SCHEDULE_MULTI_H_
+#define TG_COMPILER_SCHEDULE_MULTI_H_
 
 #include <optional>
 #include <string>
@@ -29,7 +29,7 @@ struct SpmdRoots {
   std::vector<Origin> origins;        // one per original root
 };
 
-// |devices[i]| is root i's device: a canonical name, or a DeviceTupleName for a tensor on several
+// |devices[i]| is root i's device: a canonical name, or a DeviceSet's Name() for a tensor on several
 // devices (a plain graph there, a broadcast constant, is replicated). Throws tg::Error for an op
 // that cannot run on sharded operands (a reshape that merges the shard axis into the axes before it)
 // or for operands on different device sets.
@@ -47,11 +47,8 @@ struct ShardLayout {
 // Throws as SplitMulti does. Costs one multi pass over |root|'s graph.
 std::optional<ShardLayout> LayoutOf(const UOpRef& root);
 
-// Whether any root's graph holds a MULTI (cheap when no MULTI was ever built in this process).
+// Whether any root's graph holds a MULTI or is realized on several devices (cheap: UOp::has_multi).
 bool HasMulti(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices);
-
-// A realized value: a BUFFER view, or a MULTI whose every shard is one.
-bool IsRealized(const UOpRef& u);
 
 // Shard bounds [start, stop) of |size| elements over |n| devices: ceil(size / n) each, the last
 // ones shorter (maybe empty), as tinygrad's shard splits.
@@ -59,4 +56,4 @@ std::vector<std::pair<int64_t, int64_t>> EvenBounds(int64_t size, size_t n);
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_MULTI_H_
+#endif  // TG_COMPILER_SCHEDULE_MULTI_H_

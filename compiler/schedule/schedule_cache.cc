@@ -1,9 +1,10 @@
-#include "compiler/schedule_cache.h"
+#include "compiler/schedule/schedule_cache.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/buffer_node.h"
-#include "compiler/memory_planner.h"
+#include "compiler/errors.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/memory_planner.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
@@ -85,6 +86,7 @@ class Cache {
     };
     entry.schedule = CreateSchedule(graph->src(), std::vector<std::string>(devices.begin(),
                                     devices.begin() + static_cast<long>(graph->src().size())), make_output);
+    for (ScheduleItem& item : entry.schedule.items) item.runs_on = &DeviceNamed(item.device);
     return entry;
   }
 

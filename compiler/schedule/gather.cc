@@ -1,6 +1,7 @@
-#include "compiler/gather.h"
+#include "compiler/schedule/gather.h"
 
-#include "compiler/buffer_node.h"
+#include "compiler/errors.h"
+#include "compiler/schedule/buffer_node.h"
 #include "ir/error.h"
 #include "runtime/buffer.h"
 

@@ -1,13 +1,13 @@
 // Scheduler: cuts the tensor graph of the tensors being realized into kernels and orders them.
 // Step 2 of DESIGN §2: decides what becomes a buffer (fusion rules), then rangeifies each kernel.
-#ifndef TG_COMPILER_SCHEDULE_H_
-#define TG_COMPILER_SCHEDULE_H_
+#ifndef TG_COMPILER_SCHEDULE_SCHEDULE_H_
+#define TG_COMPILER_SCHEDULE_SCHEDULE_H_
 
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "compiler/schedule_item.h"
+#include "compiler/schedule/schedule_item.h"
 #include "ir/uop.h"
 
 namespace tg::compiler {
@@ -31,4 +31,4 @@ Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std:
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_SCHEDULE_H_
+#endif  // TG_COMPILER_SCHEDULE_SCHEDULE_H_

@@ -1,4 +1,4 @@
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 
 #include <algorithm>
 #include <functional>
@@ -6,9 +6,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "compiler/buffer_node.h"
-#include "compiler/rangeify.h"
-#include "compiler/reduce_store_order.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/rangeify.h"
+#include "compiler/schedule/reduce_store_order.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
 

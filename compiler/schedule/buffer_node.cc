@@ -1,15 +1,10 @@
-#include "compiler/buffer_node.h"
+#include "compiler/schedule/buffer_node.h"
 
 #include <atomic>
 
-#include "ir/error.h"
-#include "runtime/device_registry.h"
+#include "compiler/errors.h"
 
 namespace tg::compiler {
-
-void ThrowIfError(const absl::Status& status) {
-  if (!status.ok()) throw Error(std::string(status.message()));
-}
 
 namespace {
 std::atomic<int64_t> next_id{1};
@@ -24,12 +19,6 @@ UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel) {
   std::shared_ptr<void> storage;
   if (numel > 0) storage = runtime::Buffer::Create(dev, static_cast<uint64_t>(numel) * dtype.itemsize());
   return UOp::Make(Ops::kBuffer, dtype, {}, BufferArg{next_id++, dev.name(), numel, std::move(storage)});
-}
-
-runtime::Device& DeviceNamed(const std::string& name) {
-  absl::StatusOr<runtime::Device*> device = runtime::DeviceRegistry::Global().GetDevice(name);
-  ThrowIfError(device.status());
-  return **device;
 }
 
 runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node) {

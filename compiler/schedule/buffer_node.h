@@ -1,7 +1,7 @@
 // BUFFER nodes: the leaves of the tensor graph that own device memory (a runtime::Buffer).
 // Created by the front end for data it uploads and by the scheduler for every kernel output.
-#ifndef TG_COMPILER_BUFFER_NODE_H_
-#define TG_COMPILER_BUFFER_NODE_H_
+#ifndef TG_COMPILER_SCHEDULE_BUFFER_NODE_H_
+#define TG_COMPILER_SCHEDULE_BUFFER_NODE_H_
 
 #include <cstdint>
 #include <string>
@@ -16,7 +16,7 @@ namespace tg::compiler {
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel);
 
 // A BUFFER node of |numel| elements whose memory is |storage| (a runtime buffer at least that
-// big, shared with other nodes whose lifetimes do not overlap: compiler/memory_planner).
+// big, shared with other nodes whose lifetimes do not overlap: compiler/schedule/memory_planner).
 UOpRef NewBufferNodeSharing(const std::string& device, DType dtype, int64_t numel, std::shared_ptr<void> storage);
 
 // The runtime buffer a BUFFER node owns; nullptr for an empty (0-element) buffer.
@@ -26,13 +26,6 @@ runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node);
 // CONTIGUOUS chains over one), else nullptr. Such a node needs no kernel to be realized.
 UOpRef BufferOfView(const UOpRef& view);
 
-// Throws tg::Error with |status|'s message when it is not OK.
-void ThrowIfError(const absl::Status& status);
-
-// The device called |name| ("CPU", "OPENCL:1", ...); throws tg::Error (which lists the devices there are)
-// when there is none.
-runtime::Device& DeviceNamed(const std::string& name);
-
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_BUFFER_NODE_H_
+#endif  // TG_COMPILER_SCHEDULE_BUFFER_NODE_H_

@@ -1,11 +1,12 @@
-#include "compiler/allreduce.h"
+#include "compiler/schedule/allreduce.h"
 
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "compiler/buffer_node.h"
-#include "compiler/gather.h"
-#include "compiler/multi.h"
+#include "compiler/errors.h"
+#include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/gather.h"
+#include "compiler/schedule/multi.h"
 #include "ir/env.h"
 #include "ir/error.h"
 #include "ir/multi_arg.h"

@@ -1,4 +1,4 @@
-#include "compiler/reduce_store_order.h"
+#include "compiler/schedule/reduce_store_order.h"
 
 #include <optional>
 

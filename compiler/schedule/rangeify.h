@@ -1,7 +1,7 @@
 // Rangeify: turns one kernel's tensor graph into index math over RANGE loop variables.
 // Step "schedule -> kernel AST" of DESIGN §2; movement ops become index expressions (DESIGN §3).
-#ifndef TG_COMPILER_RANGEIFY_H_
-#define TG_COMPILER_RANGEIFY_H_
+#ifndef TG_COMPILER_SCHEDULE_RANGEIFY_H_
+#define TG_COMPILER_SCHEDULE_RANGEIFY_H_
 
 #include <cstdint>
 #include <vector>
@@ -49,4 +49,4 @@ std::vector<UOpRef> Unflatten(const UOpRef& linear, const Shape& shape,
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_RANGEIFY_H_
+#endif  // TG_COMPILER_SCHEDULE_RANGEIFY_H_

@@ -1,11 +1,11 @@
 // Memory planner: buffers that live inside one schedule share memory when their lifetimes do not
 // overlap (tinygrad's memory_plan_rewrite). Applied by schedule_cache.cc when it binds a schedule.
-#ifndef TG_COMPILER_MEMORY_PLANNER_H_
-#define TG_COMPILER_MEMORY_PLANNER_H_
+#ifndef TG_COMPILER_SCHEDULE_MEMORY_PLANNER_H_
+#define TG_COMPILER_SCHEDULE_MEMORY_PLANNER_H_
 
 #include <vector>
 
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
@@ -18,4 +18,4 @@ NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_MEMORY_PLANNER_H_
+#endif  // TG_COMPILER_SCHEDULE_MEMORY_PLANNER_H_

@@ -3,8 +3,8 @@
 // get a ring: reduce-scatter (chunk i travels the ring, each device adding its part) then all-gather
 // (the reduced chunks travel on). Other device sets (CPU + OPENCL) get the naive form: every device
 // copies every other device's partial, staged through host memory, and reduces them itself.
-#ifndef TG_COMPILER_ALLREDUCE_H_
-#define TG_COMPILER_ALLREDUCE_H_
+#ifndef TG_COMPILER_SCHEDULE_ALLREDUCE_H_
+#define TG_COMPILER_SCHEDULE_ALLREDUCE_H_
 
 #include <vector>
 
@@ -18,4 +18,4 @@ std::vector<UOpRef> LowerAllreduces(const std::vector<UOpRef>& roots);
 
 }  // namespace tg::compiler
 
-#endif  // TG_COMPILER_ALLREDUCE_H_
+#endif  // TG_COMPILER_SCHEDULE_ALLREDUCE_H_

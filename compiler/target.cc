@@ -1,0 +1,74 @@
+#include "compiler/target.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "compiler/render/renderer.h"
+#include "ir/error.h"
+#include "plugins/abi/tg_plugin.h"
+
+namespace tg::compiler {
+namespace {
+
+// The renderer of the first dialect in the device's list (its preference) that this compiler renders.
+const Renderer* PickRenderer(const runtime::DeviceInfo& device) {
+  for (const std::string& dialect : device.source_dialects)
+    if (const Renderer* r = RendererForDialect(dialect, device.arch)) return r;
+  return nullptr;
+}
+
+}  // namespace
+
+const Renderer& Target::renderer() const {
+  if (renderer_ == nullptr) throw Error(no_renderer_);
+  return *renderer_;
+}
+
+std::string_view Target::dialect() const { return renderer().dialect(); }
+
+bool Target::VectorAlu(Ops op, DType operand, DType result) const {
+  return renderer().VectorAlu(op, operand, result);
+}
+
+bool Target::Computes(DType dtype) const {
+  if (dtype.base() == dtypes::float16) return fp16;
+  if (dtype.base() == dtypes::float64) return fp64;
+  return true;
+}
+
+Target Target::For(const runtime::DeviceInfo& device) {
+  Target t;
+  t.device = device.name;
+  t.description = device.description;
+  t.renderer_ = PickRenderer(device);
+  if (t.renderer_ == nullptr)
+    t.no_renderer_ = "device " + device.name + " accepts dialects [" + absl::StrJoin(device.source_dialects, ", ") +
+                     "], none of which this compiler renders (it renders: c, llvm-ir, opencl-c, cuda-c, hip-c, ptx, wgsl)";
+  t.gpu = t.renderer_ == nullptr || t.renderer_->has_local();
+  t.launch_dims = t.gpu ? 3 : 1;
+  t.vectors = t.renderer_ != nullptr && t.renderer_->has_vectors();
+  t.vector_bytes = static_cast<int>(std::max<uint32_t>(device.preferred_vector_width, 1) * 4);
+  t.cores = static_cast<int>(std::max<uint32_t>(device.compute_units, 1));
+  t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));
+  t.max_group_size = device.max_group_size;
+  t.local_mem_bytes = device.local_mem_bytes;
+  // The CPU dialects compile _Float16 and double themselves, whatever the plugin's caps say.
+  t.fp16 = !t.gpu || (device.caps & TG_CAP_FP16) != 0;
+  t.fp64 = !t.gpu || (device.caps & TG_CAP_FP64) != 0;
+  t.renders_half = t.renderer_ == nullptr || !t.renderer_->half_needs_extension() || (device.caps & TG_CAP_FP16) != 0;
+  return t;
+}
+
+const Target& TargetOf(const runtime::Device& device) {
+  static absl::Mutex mu;
+  static auto* targets = new absl::flat_hash_map<const runtime::Device*, std::unique_ptr<Target>>();
+  absl::MutexLock lock(&mu);
+  std::unique_ptr<Target>& t = (*targets)[&device];
+  if (t == nullptr) t = std::make_unique<Target>(Target::For(device.info()));
+  return *t;
+}
+
+}  // namespace tg::compiler
