@@ -90,17 +90,16 @@ def render(blocks):
     functions = []
     for b in blocks:
         code = []
-        for k, text in enumerate(b.given):
-            if k == 0:
-                code.append(f'#line {b.given_line} "{b.path}"')
-            code.append(text)
-        code.append(f'#line {b.line} "{b.path}"')
-        for text in b.body:
-            if text.strip().startswith("#include"):
-                includes.add(text.strip())
-                code.append("")  # keeps the #line numbering of the lines below
-            else:
-                code.append(text)
+        for first_line, lines in ((b.given_line, b.given), (b.line, b.body)):
+            if not lines:
+                continue
+            code.append(f'#line {first_line} "{b.path}"')
+            for text in lines:
+                if text.strip().startswith("#include"):
+                    includes.add(text.strip())
+                    code.append("")  # keeps the #line numbering of the lines below
+                else:
+                    code.append(text)
         functions.append(f"[[maybe_unused]] void {b.name}() {{\n" + "\n".join(code) + "\n}\n")
     runs = [b for b in blocks if b.mode == "run"]
     main = ["int main() {"]
