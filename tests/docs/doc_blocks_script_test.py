@@ -73,6 +73,15 @@ class DocBlocksTest(unittest.TestCase):
         self.assertTrue(lines[at].endswith('doc.md"'))
         self.assertEqual(lines[at + 2], "tg::Tensor a = tg::Tensor::ones({2});")  # README line 5
 
+    def test_given_includes_are_hoisted(self):
+        cc, err = generate('<!-- doc-test: compile-only given (a reason)\n#include "frontend/onnx/onnx.h"\n'
+                           "int k = 1;\n-->\n```cpp\nint j = k;\n```\n")
+        self.assertIsNotNone(cc, err)
+        head, body = cc.split("\n\n", 1)
+        self.assertIn('#include "frontend/onnx/onnx.h"', head)
+        self.assertNotIn("#include", body)
+        self.assertIn("0 blocks ran, 1 compile-only", body)
+
     def test_skip_needs_a_reason(self):
         cc, err = generate("<!-- doc-test: skip -->\n```cpp\nx;\n```\n")
         self.assertIsNone(cc)
