@@ -30,8 +30,8 @@ void PrintDevices() {
 int main() {
   try {
     PrintDevices();
-    tg::Tensor x = tg::Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, tg::Shape{2, 3});
-    tg::Tensor w = tg::Tensor::from_vector<float>({1, 0, -1, 0.5f, 2, 1}, tg::Shape{3, 2});
+    tg::Tensor x = tg::Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+    tg::Tensor w = tg::Tensor::from_vector<float>({1, 0, -1, 0.5f, 2, 1}, {3, 2});
     std::printf("default device: %s\n\n", x.device().c_str());
     Print<float>("x", x);
     Print<float>("w", w);

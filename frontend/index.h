@@ -10,6 +10,7 @@
 #ifndef TG_FRONTEND_INDEX_H_
 #define TG_FRONTEND_INDEX_H_
 
+#include <concepts>
 #include <cstdint>
 #include <optional>
 #include <variant>
@@ -33,8 +34,11 @@ inline constexpr EllipsisT Ellipsis{};
 
 // One entry of an index list; converts implicitly from each of the spellings above.
 struct Index {
-  Index(int64_t i) : value(i) {}  // NOLINT: implicit on purpose, so {1, tg::Slice{}} reads as t[1, :]
-  Index(int i) : value(static_cast<int64_t>(i)) {}  // NOLINT
+  // Any integer type (int, int64_t, size_t loop counters); implicit on purpose, so {1, tg::Slice{}} reads
+  // as t[1, :]. bool is left out: Python's t[True] is a new axis, not index 1.
+  template <std::integral I>
+    requires(!std::same_as<I, bool>)
+  Index(I i) : value(static_cast<int64_t>(i)) {}  // NOLINT
   Index(Slice s) : value(s) {}                      // NOLINT
   Index(NewAxisT n) : value(n) {}                   // NOLINT
   Index(EllipsisT e) : value(e) {}                  // NOLINT

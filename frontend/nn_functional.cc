@@ -25,7 +25,7 @@ Tensor Tensor::linear(const Tensor& weight, const std::optional<Tensor>& bias) c
   return bias ? x + *bias : x;
 }
 
-Tensor Tensor::layernorm(const std::vector<int>& axes, double eps) const {
+Tensor Tensor::layernorm(const Axes& axes, double eps) const {
   Tensor y = *this - mean(axes, true);
   return y * (y * y).mean(axes, true).add(eps).rsqrt();
 }

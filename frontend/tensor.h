@@ -63,13 +63,41 @@ struct IntOrTuple {
   bool scalar = false;  // written as a plain int: a pool kernel `3` means 3x3, `{3}` a 1-D kernel
 };
 
+// The shape argument of from_vector: a shape, or absent (1-D of the data's length). A braced list is a
+// shape, `{2, 3}` as well as `{}`, which is the 0-d shape of a scalar; `std::nullopt` is absent.
+// std::optional<Shape> itself cannot take a braced list, which is why this type exists.
+struct OptionalShape {
+  OptionalShape(std::nullopt_t) {}                                   // NOLINT: implicit, as optional's
+  OptionalShape(std::initializer_list<int64_t> dims) : shape(Shape(dims)) {}  // NOLINT
+  OptionalShape(Shape s) : shape(std::move(s)) {}                    // NOLINT
+  OptionalShape(std::optional<Shape> s) : shape(std::move(s)) {}     // NOLINT
+  // No default constructor on purpose: `{}` must reach the initializer_list one and mean 0-d.
+  std::optional<Shape> shape;
+};
+
+// The axes a reduction runs over: one axis `1`, several `{0, 2}`, or none `{}` (every axis, tinygrad's
+// axis=None). Negative axes count from the end. It is a std::vector<int>, so a vector passes as well.
+struct Axes : std::vector<int> {
+  using std::vector<int>::vector;
+  Axes() = default;
+  Axes(int axis) : std::vector<int>{axis} {}                          // NOLINT: implicit, so sum(1) reads as Python
+  Axes(std::vector<int> axes) : std::vector<int>(std::move(axes)) {}  // NOLINT
+};
+
 class Tensor {
  public:
   // ---- creation ------------------------------------------------------------------------------
   // |data| laid out row-major in |shape| (default: 1-D of data.size()); |device| "" = default.
+  // from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}); from_vector({1.f, 2.f}) deduces float (the dtype is
+  // the C++ element type's: {1.0, 2.0} is float64); from_vector({5.f}, {}) is a 0-d scalar.
   template <class T>
-  static Tensor from_vector(const std::vector<T>& data, std::optional<Shape> shape = std::nullopt,
+  static Tensor from_vector(const std::vector<T>& data, OptionalShape shape = std::nullopt,
                             std::string_view device = "");
+  template <class T>
+  static Tensor from_vector(std::initializer_list<T> data, OptionalShape shape = std::nullopt,
+                            std::string_view device = "") {
+    return from_vector(std::vector<T>(data), std::move(shape), device);
+  }
   static Tensor empty(const Shape& shape, DType dtype = dtypes::default_float, std::string_view device = "");
   static Tensor full(const Shape& shape, Scalar value, std::optional<DType> dtype = std::nullopt,
                      std::string_view device = "");
@@ -294,30 +322,30 @@ class Tensor {
   Tensor masked_fill(const Tensor& mask, Scalar value) const;
 
   // ---- reductions (negative axes count from the end; no axes = all) --------------------------
-  Tensor sum(const std::vector<int>& axes = {}, bool keepdim = false) const;
-  Tensor max(const std::vector<int>& axes = {}, bool keepdim = false) const;
-  Tensor min(const std::vector<int>& axes = {}, bool keepdim = false) const;
-  Tensor mean(const std::vector<int>& axes = {}, bool keepdim = false) const;
+  Tensor sum(const Axes& axes = {}, bool keepdim = false) const;
+  Tensor max(const Axes& axes = {}, bool keepdim = false) const;
+  Tensor min(const Axes& axes = {}, bool keepdim = false) const;
+  Tensor mean(const Axes& axes = {}, bool keepdim = false) const;
   Tensor matmul(const Tensor& other) const;  // numpy matmul semantics, as a reduce of a product
   Tensor dot(const Tensor& other) const { return matmul(other); }
 
   // ---- reductions: more (frontend/tensor_reduce.cc, tensor_scan.cc) --------------------------
   // sum accumulating and returning |dtype| instead of tinygrad's accumulation dtype.
-  Tensor sum(const std::vector<int>& axes, bool keepdim, DType dtype) const;
-  Tensor prod(const std::vector<int>& axes = {}, bool keepdim = false) const;  // in this dtype
-  Tensor any(const std::vector<int>& axes = {}, bool keepdim = false) const;   // bool
-  Tensor all(const std::vector<int>& axes = {}, bool keepdim = false) const;   // bool
+  Tensor sum(const Axes& axes, bool keepdim, DType dtype) const;
+  Tensor prod(const Axes& axes = {}, bool keepdim = false) const;  // in this dtype
+  Tensor any(const Axes& axes = {}, bool keepdim = false) const;   // bool
+  Tensor all(const Axes& axes = {}, bool keepdim = false) const;   // bool
   // Divides the squared deviations by n - |correction| (clamped at 0).
-  Tensor var(const std::vector<int>& axes = {}, bool keepdim = false, double correction = 1) const;
-  Tensor std(const std::vector<int>& axes = {}, bool keepdim = false, double correction = 1) const;
-  std::pair<Tensor, Tensor> var_mean(const std::vector<int>& axes = {}, bool keepdim = false,
+  Tensor var(const Axes& axes = {}, bool keepdim = false, double correction = 1) const;
+  Tensor std(const Axes& axes = {}, bool keepdim = false, double correction = 1) const;
+  std::pair<Tensor, Tensor> var_mean(const Axes& axes = {}, bool keepdim = false,
                                      double correction = 1) const;  // (var, mean)
-  std::pair<Tensor, Tensor> std_mean(const std::vector<int>& axes = {}, bool keepdim = false,
+  std::pair<Tensor, Tensor> std_mean(const Axes& axes = {}, bool keepdim = false,
                                      double correction = 1) const;  // (std, mean)
   // int32 index of the first maximum (minimum) along |axis|; of the flattened tensor without one.
   Tensor argmax(std::optional<int> axis = std::nullopt, bool keepdim = false) const;
   Tensor argmin(std::optional<int> axis = std::nullopt, bool keepdim = false) const;
-  Tensor logsumexp(const std::vector<int>& axes = {}, bool keepdim = false) const;
+  Tensor logsumexp(const Axes& axes = {}, bool keepdim = false) const;
   Tensor softmax(int axis = -1) const;
   Tensor log_softmax(int axis = -1) const;
   Tensor softmin(int axis = -1) const;
@@ -331,7 +359,7 @@ class Tensor {
   // this @ weight + bias; a 1-D weight multiplies elementwise (tinygrad's linear).
   Tensor linear(const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt) const;
   // (x - mean) / sqrt(var + eps) over |axes| (no affine part).
-  Tensor layernorm(const std::vector<int>& axes = {-1}, double eps = 1e-5) const;
+  Tensor layernorm(const Axes& axes = {-1}, double eps = 1e-5) const;
   // (x - mean) * weight * invstd + bias, the 1-D parameters laid along |axis|.
   Tensor batchnorm(const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, const Tensor& mean,
                    const Tensor& invstd, int axis = 1) const;
@@ -363,8 +391,14 @@ class Tensor {
   Tensor expand(const Shape& shape) const;  // -1 keeps an axis; new axes may be added in front
   // (before, after) per axis; negative amounts crop. |value| fills the new border.
   Tensor pad(const std::vector<std::pair<int64_t, int64_t>>& padding, Scalar value = 0) const;
+  // An arithmetic fill value binds here, so a literal 0 is never read as a null mode string.
+  template <class T>
+    requires std::integral<T> || std::floating_point<T>
+  Tensor pad(const std::vector<std::pair<int64_t, int64_t>>& padding, T value) const {
+    return pad(padding, Scalar(value));
+  }
   Tensor shrink(const std::vector<std::pair<int64_t, int64_t>>& bounds) const;  // [start, stop)
-  Tensor flip(const std::vector<int>& axes) const;
+  Tensor flip(const Axes& axes) const;
   Tensor transpose(int dim0 = 1, int dim1 = 0) const;
   Tensor flatten(int start_dim = 0, int end_dim = -1) const;  // merges axes start_dim..end_dim
 
@@ -546,13 +580,12 @@ TG_TENSOR_SCALAR_OPERATOR(>>)
 // ---- templates ----------------------------------------------------------------------------------
 
 template <class T>
-Tensor Tensor::from_vector(const std::vector<T>& data, std::optional<Shape> shape,
-                           std::string_view device) {
+Tensor Tensor::from_vector(const std::vector<T>& data, OptionalShape shape, std::string_view device) {
   if constexpr (std::same_as<T, bool>) {  // std::vector<bool> has no contiguous storage
     std::vector<unsigned char> bytes(data.begin(), data.end());
-    return from_bytes(bytes.data(), bytes.size(), dtypes::bool_, std::move(shape), device, data.size());
+    return from_bytes(bytes.data(), bytes.size(), dtypes::bool_, std::move(shape.shape), device, data.size());
   } else {
-    return from_bytes(data.data(), data.size() * sizeof(T), DTypeOf<T>(), std::move(shape), device,
+    return from_bytes(data.data(), data.size() * sizeof(T), DTypeOf<T>(), std::move(shape.shape), device,
                       data.size());
   }
 }

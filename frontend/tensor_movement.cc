@@ -109,7 +109,7 @@ Tensor Tensor::shrink(const std::vector<std::pair<int64_t, int64_t>>& bounds) co
   return like(uop()->shrink(bounds));
 }
 
-Tensor Tensor::flip(const std::vector<int>& axes) const {
+Tensor Tensor::flip(const Axes& axes) const {
   std::vector<bool> flip(ndim(), false);
   for (int axis : axes) {
     int64_t a = NormalizeAxis(axis, ndim(), "flip");

@@ -40,46 +40,46 @@ Tensor Tensor::reduce(Ops op, const std::vector<int>& axes, bool keepdim, const 
   return reduced.reshape(shape);
 }
 
-Tensor Tensor::sum(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::sum(const Axes& axes, bool keepdim) const {
   DType acc = SumAccDType(dtype());
   Tensor out = cast(acc).reduce(Ops::kAdd, axes, keepdim, "sum");
   // Half floats accumulate in float32 but keep their dtype, as in tinygrad.
   return dtype().is_float() ? out.cast(dtype()) : out;
 }
 
-Tensor Tensor::max(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::max(const Axes& axes, bool keepdim) const {
   return reduce(Ops::kMax, axes, keepdim, "max");
 }
 
-Tensor Tensor::min(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::min(const Axes& axes, bool keepdim) const {
   if (dtype().is_bool()) return logical_not().max(axes, keepdim).logical_not();
   return neg().max(axes, keepdim).neg();
 }
 
-Tensor Tensor::mean(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::mean(const Axes& axes, bool keepdim) const {
   Tensor total = sum(axes, keepdim);
   int64_t count = total.numel() == 0 ? 0 : numel() / total.numel();
   Tensor out = total.cast(dtype().is_float() ? dtype() : dtypes::default_float) * (1.0 / std::max<int64_t>(count, 1));
   return count == 0 ? out * std::numeric_limits<double>::quiet_NaN() : out;
 }
 
-Tensor Tensor::sum(const std::vector<int>& axes, bool keepdim, DType dtype) const {
+Tensor Tensor::sum(const Axes& axes, bool keepdim, DType dtype) const {
   return cast(dtype).reduce(Ops::kAdd, axes, keepdim, "sum");
 }
 
-Tensor Tensor::prod(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::prod(const Axes& axes, bool keepdim) const {
   return reduce(Ops::kMul, axes, keepdim, "prod");
 }
 
-Tensor Tensor::any(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::any(const Axes& axes, bool keepdim) const {
   return cast(dtypes::bool_).max(axes, keepdim);
 }
 
-Tensor Tensor::all(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::all(const Axes& axes, bool keepdim) const {
   return cast(dtypes::bool_).prod(axes, keepdim);
 }
 
-Tensor Tensor::var(const std::vector<int>& axes, bool keepdim, double correction) const {
+Tensor Tensor::var(const Axes& axes, bool keepdim, double correction) const {
   DType out = dtype().is_float() ? dtype() : dtypes::default_float;
   Tensor squares = (*this - mean(axes, true)).square();
   Tensor total = squares.sum(axes, keepdim);
@@ -87,20 +87,20 @@ Tensor Tensor::var(const std::vector<int>& axes, bool keepdim, double correction
   return total.div(std::max(static_cast<double>(n) - correction, 0.0)).cast(out);
 }
 
-Tensor Tensor::std(const std::vector<int>& axes, bool keepdim, double correction) const {
+Tensor Tensor::std(const Axes& axes, bool keepdim, double correction) const {
   return var(axes, keepdim, correction).sqrt();
 }
 
-std::pair<Tensor, Tensor> Tensor::var_mean(const std::vector<int>& axes, bool keepdim, double correction) const {
+std::pair<Tensor, Tensor> Tensor::var_mean(const Axes& axes, bool keepdim, double correction) const {
   return {var(axes, keepdim, correction), mean(axes, keepdim)};
 }
 
-std::pair<Tensor, Tensor> Tensor::std_mean(const std::vector<int>& axes, bool keepdim, double correction) const {
+std::pair<Tensor, Tensor> Tensor::std_mean(const Axes& axes, bool keepdim, double correction) const {
   return {std(axes, keepdim, correction), mean(axes, keepdim)};
 }
 
 // The max is detached: it only shifts the exponent for stability and cancels in the gradient.
-Tensor Tensor::logsumexp(const std::vector<int>& axes, bool keepdim) const {
+Tensor Tensor::logsumexp(const Axes& axes, bool keepdim) const {
   for (int a : axes) NormalizeAxis(a, ndim(), "logsumexp");
   Tensor m = max(axes, true).detach();
   Tensor m_out = keepdim ? m : m.reshape(sum(axes, false).shape());

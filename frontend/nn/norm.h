@@ -3,6 +3,7 @@
 #ifndef TG_FRONTEND_NN_NORM_H_
 #define TG_FRONTEND_NN_NORM_H_
 
+#include <initializer_list>
 #include <optional>
 
 #include "frontend/nn/module.h"
@@ -36,6 +37,9 @@ struct LayerNorm {
   explicit LayerNorm(const Shape& normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
   explicit LayerNorm(int64_t normalized_size, double eps = 1e-5, bool elementwise_affine = true)
       : LayerNorm(Shape{normalized_size}, eps, elementwise_affine) {}
+  // LayerNorm({4}) and LayerNorm({2, 4}): a braced shape would otherwise be ambiguous between the two above.
+  explicit LayerNorm(std::initializer_list<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+      : LayerNorm(Shape(normalized_shape), eps, elementwise_affine) {}
   Tensor operator()(const Tensor& x) const;
   void visit(StateVisitor& v) { v("weight", weight), v("bias", bias); }
 
