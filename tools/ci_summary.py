@@ -42,7 +42,8 @@ def skip_reason(case):
     lines = [l.strip() for l in text.strip().splitlines() if l.strip()]
     if len(lines) > 1 and re.match(r"^\S+:\d+$", lines[0]):
         lines = lines[1:]
-    return " ".join(lines) or "no reason given"
+    reason = " ".join(lines) or "no reason given"
+    return reason if len(reason) <= 240 else reason[:240] + "..."  # device lists can run for lines
 
 
 def cases_of(path):
