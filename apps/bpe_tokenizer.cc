@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "absl/status/status.h"
 #include "ir/error.h"
@@ -114,12 +113,20 @@ absl::Status ParseMerges(std::string_view text, const std::unordered_map<std::st
   return absl::OkStatus();
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+// The whole file, once its size is known to be within |max_bytes|: a file named by mistake (a checkpoint
+// given as the vocabulary) is refused before it is read into memory.
+std::string ReadFile(const std::string& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error("gpt2 tokenizer: cannot read " + path);
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  std::streamoff size = in.tellg();
+  if (size < 0) throw Error("gpt2 tokenizer: cannot tell the size of " + path);
+  if (static_cast<uint64_t>(size) > max_bytes)
+    throw Error("gpt2 tokenizer: " + path + " is " + std::to_string(size) + " bytes, more than the " +
+                std::to_string(max_bytes) + "-byte limit of a tokenizer file (GPT-2's vocab.json is about 1 MB)");
+  std::string out(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (size > 0 && !in.read(out.data(), size)) throw Error("gpt2 tokenizer: reading " + path + " failed");
+  return out;
 }
 
 }  // namespace
@@ -138,8 +145,11 @@ absl::StatusOr<BpeTokenizer> BpeTokenizer::Parse(std::string_view vocab_json, st
   return t;
 }
 
-BpeTokenizer BpeTokenizer::Load(const std::string& vocab_json_path, const std::string& merges_txt_path) {
-  absl::StatusOr<BpeTokenizer> t = Parse(ReadFile(vocab_json_path), ReadFile(merges_txt_path));
+BpeTokenizer BpeTokenizer::Load(const std::string& vocab_json_path, const std::string& merges_txt_path,
+                                size_t max_file_bytes) {
+  std::string vocab = ReadFile(vocab_json_path, max_file_bytes);  // in order: the first fault is reported
+  std::string merges = ReadFile(merges_txt_path, max_file_bytes);
+  absl::StatusOr<BpeTokenizer> t = Parse(vocab, merges);
   if (!t.ok())
     throw Error("gpt2 tokenizer (" + vocab_json_path + ", " + merges_txt_path + "): " +
                 std::string(t.status().message()));

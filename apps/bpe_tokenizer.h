@@ -17,8 +17,11 @@ namespace tg::apps {
 
 class BpeTokenizer {
  public:
-  // Reads the files (tg::Error on any fault; see Parse).
-  static BpeTokenizer Load(const std::string& vocab_json_path, const std::string& merges_txt_path);
+  // Reads the files (tg::Error on any fault; see Parse). A file larger than |max_file_bytes| is a
+  // tg::Error naming it and its size, before any of it is read.
+  static constexpr size_t kMaxFileBytes = size_t{64} << 20;
+  static BpeTokenizer Load(const std::string& vocab_json_path, const std::string& merges_txt_path,
+                           size_t max_file_bytes = kMaxFileBytes);
   // InvalidArgument unless |vocab_json| is one JSON object of token -> distinct non-negative int, holding
   // all 256 byte symbols; and every line of |merges_txt| (after an optional "#version" line; blank lines
   // are skipped) is exactly "left right" where left, right and left+right are all in the vocabulary.

@@ -29,6 +29,8 @@ ABSL_FLAG(std::string, load, "", "start from this safetensors file (with --epoch
 ABSL_FLAG(std::string, data, tg::apps::kFashionMnistDir, "folder with the four IDX .gz files");
 ABSL_FLAG(int, seed, 1337, "seed for initialisation and shuffling");
 ABSL_FLAG(int, max_steps, 0, "stop each epoch after this many steps (0 = whole epoch; for smoke tests)");
+ABSL_FLAG(int, train_limit, 0, "train on the first N training images only (0 = all 60000; for tests)");
+ABSL_FLAG(int, test_limit, 0, "evaluate on the first N test images only, a multiple of 1000 (0 = all 10000)");
 ABSL_FLAG(bool, distributed, false,
           "data-parallel over MPI: run under `mpirun -np N`; --batch is per rank (global batch N x batch), "
           "each rank trains on its own shard, rank 0 alone prints and saves");
@@ -141,6 +143,28 @@ double TrainEpochDistributed(DistributedTrainer& trainer, const MnistSplit& trai
   return loss_sum / std::max<int64_t>(steps, 1);
 }
 
+// Keeps the first |limit| images of |split| (0 keeps all): a fixed subset, so a test trains and evaluates
+// on the same images every run.
+void KeepFirst(tg::apps::MnistSplit& split, int64_t limit, const char* flag) {
+  if (limit < 0) throw tg::Error(std::string(flag) + " must be >= 0");
+  if (limit == 0 || limit >= split.size) return;
+  split.size = limit;
+  split.pixels.resize(static_cast<size_t>(limit) * 28 * 28);
+  split.labels.resize(static_cast<size_t>(limit));
+}
+
+// The dataset of --data, cut to --train_limit / --test_limit.
+tg::apps::MnistDataset LoadData() {
+  int test_limit = absl::GetFlag(FLAGS_test_limit);
+  if (test_limit % kEvalBatch != 0)
+    throw tg::Error("--test_limit must be a multiple of " + std::to_string(kEvalBatch) + ", got " +
+                    std::to_string(test_limit));
+  tg::apps::MnistDataset data = tg::apps::LoadFashionMnist(absl::GetFlag(FLAGS_data));
+  KeepFirst(data.train, absl::GetFlag(FLAGS_train_limit), "--train_limit");
+  KeepFirst(data.test, test_limit, "--test_limit");
+  return data;
+}
+
 int RunDistributed() {
   const tg::dist::WorldInfo& world = tg::dist::init();
   const bool main_rank = world.rank == 0;
@@ -148,7 +172,7 @@ int RunDistributed() {
   int epochs = absl::GetFlag(FLAGS_epochs);
   int64_t batch = absl::GetFlag(FLAGS_batch);
   if (epochs < 0 || batch < 1) throw tg::Error("--epochs must be >= 0 and --batch >= 1");
-  tg::apps::MnistDataset data = tg::apps::LoadFashionMnist(absl::GetFlag(FLAGS_data));
+  tg::apps::MnistDataset data = LoadData();
   tg::dist::DistributedSampler sampler(data.train.size, world.rank, world.size, /*shuffle=*/true,
                                        static_cast<uint64_t>(absl::GetFlag(FLAGS_seed)));
   if (batch > sampler.num_samples()) throw tg::Error("--batch is larger than a rank's share of the training set");
@@ -204,7 +228,7 @@ int Run() {
   int epochs = absl::GetFlag(FLAGS_epochs);
   int64_t batch = absl::GetFlag(FLAGS_batch);
   if (epochs < 0 || batch < 1) throw tg::Error("--epochs must be >= 0 and --batch >= 1");
-  tg::apps::MnistDataset data = tg::apps::LoadFashionMnist(absl::GetFlag(FLAGS_data));
+  tg::apps::MnistDataset data = LoadData();
   if (batch > data.train.size) throw tg::Error("--batch is larger than the training set");
   tg::Tensor::manual_seed(absl::GetFlag(FLAGS_seed));
   MnistCnn model;

@@ -21,6 +21,7 @@
 #include "frontend/onnx/onnx.h"
 #include "frontend/tg.h"
 #include "onnx/onnx_pb.h"
+#include "tools/test_skip_report.h"
 
 namespace fs = std::filesystem;
 
@@ -36,7 +37,8 @@ constexpr char kUsage[] =
     "  --all               also run the classes tinygrad excludes (counted in the rate)\n"
     "  --shard I/N         run every N-th case starting at I (bazel test sharding sets this itself)\n"
     "  --min-pass-rate P   exit 1 when passed / counted cases is below P (0..100); P1,P2,.. gives one\n"
-    "                      floor per shard (the regression guard of tests/onnx)\n"
+    "                      floor per shard (the regression guard of tests/onnx). A run that counts\n"
+    "                      no case exits 1 whatever the floor: nothing counted is no pass rate\n"
     "  --quiet             print only failures and the summary\n"
     "  --skip-if-missing   exit 0 with a SKIP line when DIR or the device does not exist\n"
     "Tolerance: |got - want| <= 1e-5 + 1e-3 |want| for floats (ONNX's rtol; atol looser than its 1e-7\n"
@@ -204,6 +206,9 @@ int main(int argc, char** argv) {
     std::printf("%s: no ONNX node tests in %s. Generate them (Debian's python3-onnx, no download) with:\n"
                 "  tests/onnx/make_node_tests.py   (or point TG_ONNX_NODE_TESTS at a directory)\n",
                 skip_if_missing ? "SKIP" : "ERROR", dir.c_str());
+    if (skip_if_missing)
+      tg::testing::ReportSkippedToBazel("onnx_conformance", "no ONNX node tests in " + dir +
+                                                                ": run tests/onnx/make_node_tests.py (tools/setup.sh)");
     return skip_if_missing ? 0 : 2;
   }
   if (!device.empty()) {
@@ -212,6 +217,7 @@ int main(int argc, char** argv) {
     if (!found) {
       std::printf("%s: device %s is not available here (./bazelw run //tools:tg -- devices says why)\n",
                   skip_if_missing ? "SKIP" : "ERROR", device.c_str());
+      if (skip_if_missing) tg::testing::ReportSkippedToBazel("onnx_conformance", "device " + device + " is not available here");
       return skip_if_missing ? 0 : 2;
     }
   }
@@ -259,11 +265,17 @@ int main(int argc, char** argv) {
   for (const auto& [op, t] : by_op)
     if (t.fail || t.unsupported || !quiet) std::printf("  %-28s %3d %3d %3d\n", op.c_str(), t.pass, t.fail, t.unsupported);
   int counted = total.pass + total.fail + total.unsupported;
-  double rate = counted ? 100.0 * total.pass / counted : 100.0;
+  double rate = counted ? 100.0 * total.pass / counted : 0.0;
   std::printf("\nsummary: %d passed, %d failed, %d unsupported of %d counted cases (%.1f%%); %d excluded "
               "(tinygrad's exclusion classes)%s\n",
               total.pass, total.fail, total.unsupported, counted, rate, excluded,
               shards > 1 ? (" [shard " + std::to_string(shard) + "/" + std::to_string(shards) + "]").c_str() : "");
+  // Nothing counted is no evidence of conformance (an empty directory, a filter or shard that matches
+  // nothing, every case excluded): a failure, never 100%.
+  if (counted == 0) {
+    std::printf("FAILED: no counted case in %s (filter \"%s\", %d excluded)\n", dir.c_str(), filter.c_str(), excluded);
+    return 1;
+  }
   if (min_rate >= 0 && rate < min_rate) {
     std::printf("FAILED: pass rate %.1f%% is below the recorded %.1f%%\n", rate, min_rate);
     return 1;

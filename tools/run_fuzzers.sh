@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target of tests/fuzzers for a fixed time (default 30 s) from its checked-in seed corpus
 # and prints one Bazel-style result line per fuzzer ("//tests/fuzzers:NAME   PASSED in 30s (...)" / "FAILED"),
-# which .ci/run counts. Skips (exit 0, one "skip" line) when clang or libFuzzer (libclang-rt-14-dev) is missing.
+# which .ci/run counts. Where clang or libFuzzer (libclang-rt-14-dev) is missing, each line says SKIPPED and
+# why (exit 0), and .ci/run counts it as a skip.
 #
 # Two ways to build, neither touching the shared Bazel server or its outputs:
 #  - standalone targets (a parser and abseil, no runtime) are compiled with clang directly;
@@ -17,12 +18,6 @@ secs="${1:-30}"
 shift || true
 cxx="$(command -v clang++-14 || command -v clang++ || true)"
 rt="$(ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a 2>/dev/null | head -1)"
-if [ -z "$cxx" ] || [ -z "$rt" ]; then
-  echo "fuzzers: skip (clang++ or libclang_rt.fuzzer missing; apt-get install clang libclang-rt-14-dev)"
-  exit 0
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
 
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.)
 absl_libs="$(pkg-config --libs absl_status absl_statusor absl_strings)"
@@ -36,6 +31,15 @@ bazel_targets=(safetensors_fuzzer disk_cache_fuzzer onnx_fuzzer hostile_plugin_f
 all=(envelope_fuzzer idx_fuzzer bpe_tokenizer_fuzzer "${bazel_targets[@]}")
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
+# Without clang or libFuzzer nothing can run: every fuzzer is a counted skip, not a silent pass.
+if [ -z "$cxx" ] || [ -z "$rt" ]; then
+  for name in "${names[@]}"; do
+    echo "//tests/fuzzers:$name   SKIPPED (clang++ or libclang_rt.fuzzer missing; apt-get install clang libclang-rt-14-dev)"
+  done
+  exit 0
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
 
 fuzz_base="${TG_FUZZ_OUTPUT_BASE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tinygrad-cc-fuzz}"
 fuzz_bazel() { bazel --output_base="$fuzz_base" --max_idle_secs=60 "$@"; }

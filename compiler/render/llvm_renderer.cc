@@ -44,6 +44,18 @@ std::string IntrinsicSuffix(DType dtype) {
   return dtype.count() > 1 ? absl::StrCat("v", dtype.count(), scalar) : scalar;
 }
 
+// "i32" or "<4 x i32>".
+std::string IntVectorType(int bits, int lanes) {
+  return lanes > 1 ? absl::StrCat("<", lanes, " x i", bits, ">") : absl::StrCat("i", bits);
+}
+
+// The i32 constant |v| in every lane: "16" or "<i32 16, i32 16, ...>".
+std::string IntSplat(int v, int lanes) {
+  if (lanes == 1) return std::to_string(v);
+  std::vector<std::string> each(lanes, absl::StrCat("i32 ", v));
+  return absl::StrCat("<", absl::StrJoin(each, ", "), ">");
+}
+
 // The per-kernel state of one rendering: the text so far and the name of every value.
 class LlvmEmitter {
  public:
@@ -70,6 +82,8 @@ class LlvmEmitter {
   std::string Alu(const UOpRef& u);
   std::string Math(const char* fn, DType dtype, const std::string& x);
   std::string Cast(DType from, DType to, const std::string& x);
+  std::string FromBfloat16(DType from, DType to, const std::string& x);
+  std::string ToBfloat16(DType from, DType to, const std::string& x);
   std::string Compare(Ops op, DType operand, const std::string& a, const std::string& b);
   void EmitRange(const UOpRef& u);
   void EmitEnd();
@@ -128,32 +142,52 @@ std::string LlvmEmitter::Cast(DType from, DType to, const std::string& x) {
   DType f = from.base(), t = to.base();
   if (f == t) return x;
   auto conv = [&](const char* op) { return Def(absl::StrCat(op, " ", ft, " ", x, " to ", tt)); };
+  if (f == dtypes::bfloat16) return FromBfloat16(from, to, x);  // every use of a bfloat goes through float
+  if (t == dtypes::bfloat16) return ToBfloat16(from, to, x);
   if (t.is_bool()) {  // C's (_Bool)x: nonzero is true (NaN too: une)
     std::string zero = from.count() > 1 ? "zeroinitializer" : (f.is_float() ? "0.0" : "0");
     return Def(absl::StrCat(f.is_float() ? "fcmp une " : "icmp ne ", ft, " ", x, ", ", zero));
   }
-  if (t == dtypes::bfloat16 && from.count() == 1) {
-    // LLVM lowers fptrunc to bfloat to a compiler-rt call (__truncsfbf2) the JIT cannot resolve:
-    // round to nearest even on the bits instead, NaN kept quiet, as the C renderer does.
-    std::string f32 = f == dtypes::float32 ? x : Cast(from, dtypes::float32, x);
-    std::string u = Def("bitcast float " + f32 + " to i32");
-    std::string lsb = Def("and i32 " + Def("lshr i32 " + u + ", 16") + ", 1");
-    std::string rounded = Def("lshr i32 " + Def("add i32 " + u + ", " + Def("add i32 32767, " + lsb)) + ", 16");
-    std::string nan = Def("or i32 " + Def("lshr i32 " + u + ", 16") + ", 64");
-    std::string bits = Def("select i1 " + Def("fcmp uno float " + f32 + ", " + f32) + ", i32 " + nan + ", i32 " + rounded);
-    return Def("bitcast i16 " + Def("trunc i32 " + bits + " to i16") + " to bfloat");
-  }
   if (f.is_bool()) return conv(t.is_float() ? "uitofp" : "zext");
-  if (f.is_float() && t.is_float()) {
-    if (f.itemsize() == t.itemsize())  // half <-> bfloat: through float
-      return Cast(dtypes::float32.vec(to.count()), to, Cast(from, dtypes::float32.vec(from.count()), x));
-    return conv(f.itemsize() < t.itemsize() ? "fpext" : "fptrunc");
-  }
+  if (f.is_float() && t.is_float()) return conv(f.itemsize() < t.itemsize() ? "fpext" : "fptrunc");
   if (f.is_float()) return conv(t.is_unsigned() ? "fptoui" : "fptosi");
   if (t.is_float()) return conv(f.is_unsigned() ? "uitofp" : "sitofp");
   if (f.itemsize() == t.itemsize()) return x;  // int32 <-> uint32: same bits
   if (f.itemsize() > t.itemsize()) return conv("trunc");
   return conv(f.is_unsigned() ? "zext" : "sext");
+}
+
+// bfloat16 <-> float as integer operations on the bits, never fpext/fptrunc on bfloat: LLVM 15 lowers
+// fptrunc to bfloat to a compiler-rt call (__truncsfbf2) the JIT cannot resolve, and on AVX512-FP16 CPUs
+// (Sapphire Rapids) its x86 back end aborts on fpext from bfloat ("Cannot select: f16 = fp_extend") once
+// -O2 has run. Widening is exact: the 16 bits become the top half of a float.
+std::string LlvmEmitter::FromBfloat16(DType from, DType to, const std::string& x) {
+  int lanes = from.count();
+  DType f32 = dtypes::float32.vec(lanes);
+  std::string i16 = IntVectorType(16, lanes), i32 = IntVectorType(32, lanes);
+  std::string wide = Def("zext " + i16 + " " + Def("bitcast " + LlvmType(from) + " " + x + " to " + i16) + " to " + i32);
+  std::string f = Def("bitcast " + i32 + " " + Def("shl " + i32 + " " + wide + ", " + IntSplat(16, lanes)) + " to " +
+                      LlvmType(f32));
+  return to.base() == dtypes::float32 ? f : Cast(f32, to, f);
+}
+
+// Narrowing rounds to nearest even on the bits and keeps a NaN quiet, as the C renderer does.
+std::string LlvmEmitter::ToBfloat16(DType from, DType to, const std::string& x) {
+  int lanes = from.count();
+  DType f32t = dtypes::float32.vec(lanes);
+  std::string f32 = from.base() == dtypes::float32 ? x : Cast(from, f32t, x);
+  std::string i32 = IntVectorType(32, lanes), i16 = IntVectorType(16, lanes);
+  auto k = [&](int v) { return IntSplat(v, lanes); };
+  std::string u = Def("bitcast " + LlvmType(f32t) + " " + f32 + " to " + i32);
+  std::string top = Def("lshr " + i32 + " " + u + ", " + k(16));
+  std::string lsb = Def("and " + i32 + " " + top + ", " + k(1));
+  std::string bias = Def("add " + i32 + " " + k(32767) + ", " + lsb);
+  std::string rounded = Def("lshr " + i32 + " " + Def("add " + i32 + " " + u + ", " + bias) + ", " + k(16));
+  std::string nan = Def("or " + i32 + " " + top + ", " + k(64));
+  std::string is_nan = Def("fcmp uno " + LlvmType(f32t) + " " + f32 + ", " + f32);
+  std::string bits = Def("select " + std::string(lanes > 1 ? absl::StrCat("<", lanes, " x i1>") : "i1") + " " + is_nan +
+                         ", " + i32 + " " + nan + ", " + i32 + " " + rounded);
+  return Def("bitcast " + i16 + " " + Def("trunc " + i32 + " " + bits + " to " + i16) + " to " + LlvmType(to));
 }
 
 std::string LlvmEmitter::Compare(Ops op, DType operand, const std::string& a, const std::string& b) {

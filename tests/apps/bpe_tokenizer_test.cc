@@ -2,6 +2,7 @@
 // round-trips, and malformed vocab/merges files are errors naming the fault.
 #include "apps/bpe_tokenizer.h"
 
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +63,30 @@ TEST(BpeTokenizer, RejectsMalformedFiles) {
   EXPECT_THAT(error(R"({"a": 0})", ""), HasSubstr("byte"));
   EXPECT_THAT(error(vocab, "#version: 0.2\nh e x\n"), HasSubstr("line 2"));
   EXPECT_THAT(error(vocab, "q z\n"), HasSubstr("\"qz\" is not in vocab.json"));
+}
+
+// A file past the size budget is refused by name and size before it is read: here a sparse 80 MiB
+// "vocab.json" (no disk used), and the real merges.txt against a 100-byte budget.
+TEST(BpeTokenizer, FilesPastTheSizeBudgetAreRefusedBeforeReading) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string big = std::string(tmp ? tmp : "/tmp") + "/huge_vocab.json";
+  {
+    std::ofstream f(big, std::ios::binary);
+    f.seekp((std::streamoff{80} << 20) - 1);
+    f.put('}');
+  }
+  try {
+    BpeTokenizer::Load(big, std::string(kData) + "merges.txt");
+    FAIL() << "an 80 MiB vocab.json loaded";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(big + " is 83886080 bytes, more than the 67108864-byte limit"));
+  }
+  try {
+    BpeTokenizer::Load(std::string(kData) + "vocab.json", std::string(kData) + "merges.txt", 100);
+    FAIL() << "a 3 KB vocab.json passed a 100-byte budget";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("vocab.json is 3152 bytes, more than the 100-byte limit"));
+  }
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "plugins/abi/tg_plugin.h"
 #include "tests/plugins/damaged_binaries.h"
+#include "tools/test_skip_report.h"
 
 namespace {
 
@@ -208,6 +209,7 @@ int main(int argc, char** argv) {
   Ok(api->device_count(&n), "device_count");
   if (n == 0) {
     std::printf("SKIP: no CUDA device: %s\n", api->unavailable_reason());
+    tg::testing::ReportSkippedToBazel("cuda_device_check", std::string("no CUDA device: ") + api->unavailable_reason());
     return failures == 0 ? 0 : 1;
   }
   tg_device* dev = nullptr;
