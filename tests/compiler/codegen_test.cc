@@ -138,5 +138,31 @@ TEST(IndexDType, Int64WhenABufferExceedsInt32Range) {
   EXPECT_EQ(small_source.find("int64_t ridx"), std::string::npos) << small_source;
 }
 
+// MAX is spelled (a<b)?b:a and a vector select writes its mask twice: an operand written twice must
+// be a named variable, or a chain of such ops doubles its text per op (a 16-lane max fold once
+// rendered a megabyte of C that gcc took minutes over). The source grows linearly with the chain.
+TEST(CRenderer, ChainsOfMaxStayLinearInSourceSize) {
+  auto source_of = [](int chain) {
+    Tensor x = Tensor::empty({64, 256}), y = x;
+    for (int i = 0; i < chain; ++i) y = y.maximum(x * static_cast<float>(i + 2));
+    return GenerateKernel(OnlyKernelAst(y), Cpu()).source.source.size();
+  };
+  size_t ten = source_of(10), forty = source_of(40);
+  EXPECT_LT(forty, ten * 6) << "10 maxes: " << ten << " bytes, 40 maxes: " << forty << " bytes";
+  // Row maxima folded from vector lanes (softmax's first kernel) and a full max reduce.
+  Tensor rows = Tensor::empty({4096, 4096});
+  size_t row_max = GenerateKernel(OnlyKernelAst(rows.max({1})), Cpu()).source.source.size();
+  Tensor softmax = (rows - rows.max({1}, true)).exp();
+  softmax = softmax / softmax.sum({1}, true);
+  size_t softmax_sum = 0;
+  for (const auto& item : CreateSchedule({softmax.uop()}, {softmax.device()}).items)
+    if (item.kind == ScheduleItem::Kind::kKernel)
+      softmax_sum = std::max(softmax_sum, GenerateKernel(item.ast, Cpu()).source.source.size());
+  size_t full_max = GenerateKernel(OnlyKernelAst(rows.max()), Cpu()).source.source.size();
+  EXPECT_LT(row_max, 64u * 1024) << row_max;
+  EXPECT_LT(softmax_sum, 64u * 1024) << softmax_sum;
+  EXPECT_LT(full_max, 64u * 1024) << full_max;
+}
+
 }  // namespace
 }  // namespace tg::compiler
