@@ -84,14 +84,25 @@ class Vectorizer {
     return vec_[u.get()] = out;
   }
 
+  // |gate| as one scalar when every lane's gate simplifies to the same condition (a cat of
+  // vector-aligned blocks: lane l of block b tests b*16 + l < 16, which is b < 1 for every l);
+  // nullptr when the lanes differ.
+  UOpRef SameInEveryLane(const UOpRef& gate) {
+    if (!Depends(gate)) return gate;
+    UOpRef first = Lane(gate, 0);
+    for (int64_t c = n_ - 1; c > 0; --c)
+      if (Lane(gate, c) != first) return nullptr;
+    return first;
+  }
+
   UOpRef VecLoad(const UOpRef& load) {
     const UOpRef& index = load->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     // bool vectors are 32-bit masks in registers but 1 byte per element in memory: lane by lane
-    if (Depends(gate) || !Contiguous(lin) || load->dtype().is_bool())
-      return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
+    UOpRef scalar_gate = Contiguous(lin) && !load->dtype().is_bool() ? SameInEveryLane(gate) : nullptr;
+    if (!scalar_gate) return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
     DType vt = load->dtype().vec(static_cast<int>(n_));
-    return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate})});
+    return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate})});
   }
 
   UOpRef VecAlu(const UOpRef& u) {
@@ -137,10 +148,11 @@ class Vectorizer {
     const UOpRef& index = store->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     UOpRef value = Vec(store->src(1));
-    if (!Depends(gate) && Contiguous(lin) && IsVector(value) && !value->dtype().is_bool()) {
+    UOpRef scalar_gate = Contiguous(lin) && IsVector(value) && !value->dtype().is_bool() ? SameInEveryLane(gate) : nullptr;
+    if (scalar_gate) {
       DType vt = value->dtype();
       out.push_back(UOp::Make(Ops::kStore, dtypes::void_,
-                              {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate}), value}));
+                              {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate}), value}));
       return;
     }
     for (int64_t c = 0; c < n_; ++c)

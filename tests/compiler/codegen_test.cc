@@ -138,6 +138,35 @@ TEST(IndexDType, Int64WhenABufferExceedsInt32Range) {
   EXPECT_EQ(small_source.find("int64_t ridx"), std::string::npos) << small_source;
 }
 
+// A cat along the vector axis in blocks the vector width divides gates each block's loads by a
+// condition every lane shares: those stay whole vector loads. Blocks of other sizes (5 channels)
+// gate lane by lane; both equal the host's copy.
+TEST(Heuristic, CatOfAlignedBlocksLoadsWholeVectors) {
+  for (int64_t channels : {16, 32, 5}) {
+    SCOPED_TRACE(channels);
+    const int64_t n = 2, h = 6, w = 7;
+    auto x = Random(n * h * w * channels, 7);
+    Tensor t = Tensor::from_vector(x, Shape{n, h, w, channels});
+    std::vector<Tensor> taps;
+    for (int64_t ky = 0; ky < 3; ++ky)
+      for (int64_t kx = 0; kx < 3; ++kx) taps.push_back(t.shrink({{0, n}, {ky, ky + h - 2}, {kx, kx + w - 2}, {0, channels}}));
+    Tensor patches = taps[0].cat(std::vector<Tensor>(taps.begin() + 1, taps.end()), -1);
+    std::string source = GenerateKernel(OnlyKernelAst(patches), Cpu()).source.source;
+    if (channels % 16 == 0) {
+      EXPECT_NE(source.find("(*(tg_float_"), std::string::npos) << source.substr(0, 4000);
+    }
+    std::vector<float> got = patches.to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(n * (h - 2) * (w - 2) * 9 * channels));
+    size_t i = 0;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < h - 2; ++y)
+        for (int64_t xx = 0; xx < w - 2; ++xx)
+          for (int64_t tap = 0; tap < 9; ++tap)
+            for (int64_t c = 0; c < channels; ++c, ++i)
+              ASSERT_EQ(got[i], x[((b * h + y + tap / 3) * w + xx + tap % 3) * channels + c]) << i;
+  }
+}
+
 // MAX is spelled (a<b)?b:a and a vector select writes its mask twice: an operand written twice must
 // be a named variable, or a chain of such ops doubles its text per op (a 16-lane max fold once
 // rendered a megabyte of C that gcc took minutes over). The source grows linearly with the chain.
