@@ -23,7 +23,8 @@ bool VectorizableAlu(Ops op, DType operand, DType result) {
     case Ops::kReciprocal: return operand.is_float() && !IsHalf(operand);
     case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
       return Is32Bit(operand) && !operand.is_bool();
-    case Ops::kAnd: case Ops::kOr: case Ops::kXor: case Ops::kShl: case Ops::kShr: return operand.is_int();
+    case Ops::kAnd: case Ops::kOr: case Ops::kXor: return operand.is_int() || operand.is_bool();  // masks: 0 / -1
+    case Ops::kShl: case Ops::kShr: return operand.is_int();
     case Ops::kCast:
       return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result);
     case Ops::kBitcast:
@@ -99,10 +100,15 @@ class Vectorizer {
     const UOpRef& index = load->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     // bool vectors are 32-bit masks in registers but 1 byte per element in memory: lane by lane
-    UOpRef scalar_gate = Contiguous(lin) && !load->dtype().is_bool() ? SameInEveryLane(gate) : nullptr;
-    if (!scalar_gate) return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
+    bool contiguous = Contiguous(lin) && !load->dtype().is_bool();
+    UOpRef scalar_gate = contiguous ? SameInEveryLane(gate) : nullptr;
     DType vt = load->dtype().vec(static_cast<int>(n_));
-    return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate})});
+    if (scalar_gate) return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate})});
+    // Lanes gated apart (a padded conv's border columns): one masked load, the gate a lane mask;
+    // the renderer reads the whole vector when every lane is on and only the lanes on otherwise.
+    if (contiguous && Is32Bit(load->dtype()))
+      return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), Vec(gate)})});
+    return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
   }
 
   UOpRef VecAlu(const UOpRef& u) {
@@ -114,8 +120,13 @@ class Vectorizer {
     }
     if (!any_vector) return u->replace_src(std::move(src));
     DType operand = u->op() == Ops::kWhere ? u->src(1)->dtype() : u->src(0)->dtype();
-    if (VectorizableAlu(u->op(), operand, u->dtype()))
+    if (VectorizableAlu(u->op(), operand, u->dtype())) {
+      // A scalar bool joins masks as all-ones lanes (C would broadcast true as 1, not -1).
+      if (operand.is_bool())
+        for (UOpRef& s : src)
+          if (!IsVector(s)) s = UOp::Make(Ops::kVectorize, s->dtype().vec(static_cast<int>(n_)), std::vector<UOpRef>(n_, s));
       return UOp::Make(u->op(), u->dtype().vec(static_cast<int>(n_)), std::move(src), u->arg());
+    }
     return LaneWise(u, [&](int64_t c) {
       std::vector<UOpRef> lane;
       for (const UOpRef& s : src) lane.push_back(Gep(s, c));
