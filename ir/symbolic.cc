@@ -138,6 +138,13 @@ UOpRef LtOfProduct(M m) {
   return lt(m["x"], -FloorDiv(-static_cast<__int128>(d), c));
 }
 
+// d < x*c  <=>  floor(d/c) < x  for c > 0 (a lower bound of a cat block, lane by lane)
+UOpRef ConstLtProduct(M m) {
+  int64_t c = Val(m, "c"), d = Val(m, "d");
+  if (c <= 0) return nullptr;
+  return lt(m["x"]->const_like(static_cast<int64_t>(FloorDiv(d, c))), m["x"]);
+}
+
 // ---- div and mod of sums: the index math rangeify produces ----
 
 struct Term {
@@ -279,6 +286,8 @@ const PatternMatcher& SymbolicRules() {
         // ** comparisons and max **
         {(ix * ic).lt(id), LtOfProduct},                                                     // x*c<d -> x<ceil(d/c)
         {(ix + ic).lt(id), [](M m) { return lt(m["x"], m["d"] - m["c"]); }},                 // x+c<d -> x<d-c
+        {id.lt(ix * ic), ConstLtProduct},                                                    // d<x*c -> floor(d/c)<x
+        {id.lt(ix + ic), [](M m) { return lt(m["d"] - m["c"], m["x"]); }},                   // d<x+c -> d-c<x
         {ix.max(iy), MaxByRange},                                                            // max(x,y) -> x if x>=y
         // ** div and mod **
         {(ix / ia) / ib, NestedDiv},                                                         // (x/a)/b -> x/(a*b)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace tg::compiler {
 namespace {
 
@@ -55,6 +57,145 @@ bool UnrollContiguousReduce(Kernel& k, int lanes) {
   return false;
 }
 
+// Work each output of a reduce sums over: weight gradients sum a whole batch (x spatial) into a
+// small output, so each output's loop is long and a few groups already keep every core busy.
+int64_t ReduceLength(const Kernel& k) {
+  int64_t n = 1;
+  for (const auto& a : k.axes())
+    if (a.type == AxisType::kReduce || a.type == AxisType::kUnroll) n *= a.extent();
+  return n;
+}
+
+// How many groups the global axis must keep after a register tile takes a slice of it: four per
+// core balance short groups; long reduces need only one per core.
+int64_t MinGroups(const Kernel& k, const TargetInfo& target) {
+  constexpr int64_t kLongReduce = 4096;
+  return ReduceLength(k) >= kLongReduce ? target.cores : target.cores * 4;
+}
+
+bool LeavesEnoughGroups(const Kernel& k, const Kernel::Axis& a, int64_t amount, const TargetInfo& target) {
+  return a.type != AxisType::kGlobal || a.extent() / amount >= MinGroups(k, target);
+}
+
+bool SomeLoadReuses(const Kernel& k, const UOpRef& range) {
+  for (const Access& acc : Accesses(k.ast()))
+    if (!acc.is_store && Kernel::Stride(acc.index, range) == 0) return true;
+  return false;
+}
+
+// Loads that a vector along |range| would have to gather lane by lane (stride neither 0 nor 1).
+int Gathers(const Kernel& k, const UOpRef& range) {
+  int n = 0;
+  for (const Access& acc : Accesses(k.ast())) {
+    if (acc.is_store) continue;
+    std::optional<int64_t> stride = Kernel::Stride(acc.index, range);
+    n += !stride || (*stride != 0 && *stride != 1);
+  }
+  return n;
+}
+
+// SIMD along an output axis of a reduce that the loads walk contiguously while the store does
+// not (a weight gradient of channels-last activations, stored in the weight's (out, in) order): the
+// reduce runs on vectors and only the final store goes lane by lane. The widest width that leaves
+// the threads their groups.
+// Whether a |width|-lane vector along output axis |i| reads some load contiguously, gathers none
+// lane by lane and leaves the threads their groups.
+bool LoadContiguousVectorFits(const Kernel& k, size_t i, int width, const TargetInfo& target) {
+  const auto& a = k.axes()[i];
+  if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) return false;
+  if (a.extent() % width != 0 || !LeavesEnoughGroups(k, a, width, target) || Gathers(k, a.range) > 0)
+    return false;
+  for (const Access& acc : Accesses(k.ast()))
+    if (!acc.is_store && Kernel::Stride(acc.index, a.range) == 1) return true;
+  return false;
+}
+
+bool UpcastLoadContiguousOutput(Kernel& k, int lanes, const TargetInfo& target) {
+  if (k.RangesOf(AxisType::kReduce).empty()) return false;
+  for (int width = lanes; width >= 4; width /= 2)
+    for (size_t i = 0; i < k.axes().size(); ++i)
+      if (LoadContiguousVectorFits(k, i, width, target)) {
+        k.Apply({OptOp::kUpcast, static_cast<int>(i), width});
+        return true;
+      }
+  return false;
+}
+
+// Float values the kernel computes that move with each output axis: a fused elementwise chain (a
+// normalization's backward feeding a weight gradient) moves with its own axes only.
+std::vector<int> ValueWorkAlongOutputs(const Kernel& k) {
+  std::vector<int> work(k.axes().size(), 0);
+  absl::flat_hash_map<const UOp*, std::vector<bool>> moves;
+  for (const UOpRef& u : k.ast()->toposort()) {
+    std::vector<bool> m(k.axes().size(), false);
+    for (size_t i = 0; i < k.axes().size(); ++i) m[i] = u == k.axes()[i].range;
+    for (const UOpRef& s : u->src())
+      for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] || moves.at(s.get())[i];
+    bool value = (IsAlu(u->op()) || u->op() == Ops::kLoad) && u->dtype().is_float();
+    for (size_t i = 0; i < m.size() && value; ++i) work[i] += m[i];
+    moves[u.get()] = std::move(m);
+  }
+  return work;
+}
+
+// In a reduce tiled as vector x rows, what moves with the rows only is computed once per row and
+// what moves with the vector axis once per vector. When an expensive operand moves with an output
+// axis the store does not walk, the vectors go along that axis instead, when its loads are
+// contiguous (measured: gathered lanes cost more than the scalar chain saves). Only for the two
+// output axes of a weight gradient, where the rows are the stored axis the chain does not move with
+// (measured: an attention kernel's four output axes tiled so ran 2x slower).
+bool UpcastCostlyOutput(Kernel& k, int lanes, const TargetInfo& target) {
+  constexpr int kCostlier = 4;
+  if (k.RangesOf(AxisType::kReduce).empty()) return false;
+  if (k.RangesOf(AxisType::kGlobal).size() + k.RangesOf(AxisType::kLoop).size() != 2) return false;
+  const Access store = Accesses(k.ast()).back();
+  std::vector<int> work = ValueWorkAlongOutputs(k);
+  int stored_work = -1;
+  for (size_t i = 0; i < k.axes().size(); ++i)
+    if (Kernel::Stride(store.index, k.axes()[i].range) == 1) stored_work = work[i];
+  if (stored_work < 0) return false;
+  for (int width = lanes; width >= 4; width /= 2)
+    for (size_t i = 0; i < k.axes().size(); ++i)
+      if (work[i] >= kCostlier * std::max(stored_work, 1) && LoadContiguousVectorFits(k, i, width, target)) {
+        k.Apply({OptOp::kUpcast, static_cast<int>(i), width});
+        return true;
+      }
+  return false;
+}
+
+// Vector registers the output tile of |k| holds: the expanded output axes' extents with the first
+// one (the SIMD axis) counted as one register.
+int64_t TileRegisters(const Kernel& k) {
+  int64_t n = 1;
+  bool first = true;
+  for (const auto& a : k.axes()) {
+    if (a.type != AxisType::kUpcast && a.type != AxisType::kUnroll) continue;
+    if (a.type == AxisType::kUpcast && !first) n *= a.extent();
+    first = false;
+  }
+  return n;
+}
+
+// Accumulators a tile may hold: half the vector register file (AVX-512's 32, AVX2's 16 registers),
+// the rest for the loaded operands.
+int64_t AccumulatorBudget(const TargetInfo& target) { return target.vector_bytes >= 64 ? 16 : 8; }
+
+// A vector tile narrower than the register budget takes more rows of a reused output axis: each
+// loaded vector then serves that many broadcast values (a weight gradient's 784 columns, 49 vectors,
+// leave no second vector per row; its rows are the tile).
+void FillRegisterTile(Kernel& k, const TargetInfo& target) {
+  if (k.RangesOf(AxisType::kReduce).empty()) return;
+  for (size_t i = 0; i < k.axes().size(); ++i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
+    if (!SomeLoadReuses(k, a.range)) continue;
+    int64_t room = AccumulatorBudget(target) / TileRegisters(k);
+    for (int64_t d = std::min(room, a.extent()); d >= 2; --d)
+      if (a.extent() % d == 0 && LeavesEnoughGroups(k, a, d, target))
+        return k.Apply({OptOp::kUpcast, static_cast<int>(i), d});
+  }
+}
+
 // Register tiling for kernels that reduce: an output axis that some load does not move along
 // (stride 0) lets one loaded value serve several outputs, as a row of A serves a matmul tile.
 // The global axis is skipped when a quarter of it would leave the threads too few groups (conv2d's
@@ -64,12 +205,8 @@ void UpcastReusedOutput(Kernel& k, const Target& target) {
   for (size_t i = 0; i < k.axes().size(); ++i) {
     const auto& a = k.axes()[i];
     if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
-    if (a.extent() % 4 != 0 || a.extent() < 8) continue;
-    if (a.type == AxisType::kGlobal && a.extent() / 4 < target.cores * 4) continue;
-    bool reused = false;
-    for (const Access& acc : Accesses(k.ast()))
-      if (!acc.is_store && Kernel::Stride(acc.index, a.range) == 0) reused = true;
-    if (reused) return k.Apply({OptOp::kUpcast, static_cast<int>(i), 4});
+    if (a.extent() % 4 != 0 || a.extent() < 8 || !LeavesEnoughGroups(k, a, 4, target)) continue;
+    if (SomeLoadReuses(k, a.range)) return k.Apply({OptOp::kUpcast, static_cast<int>(i), 4});
   }
 }
 
@@ -132,17 +269,6 @@ void AddLocalGroup(Kernel& k, const Target& target) {
   if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
 }
 
-// Loads that a vector along |range| would have to gather lane by lane (stride neither 0 nor 1).
-int Gathers(const Kernel& k, const UOpRef& range) {
-  int n = 0;
-  for (const Access& acc : Accesses(k.ast())) {
-    if (acc.is_store) continue;
-    std::optional<int64_t> stride = Kernel::Stride(acc.index, range);
-    n += !stride || (*stride != 0 && *stride != 1);
-  }
-  return n;
-}
-
 // Vectorizing the output makes the loads along it vectors or gathers; vectorizing a reduce axis
 // the loads walk contiguously makes them plain vector loads (x @ W.T's inner products). Pick the
 // output unless the reduce axis gathers less.
@@ -170,11 +296,14 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
   for (const auto& a : k.axes())
     if (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) outputs *= a.extent();
   bool narrower = stored.itemsize() == 4 && !stored.is_bool() && outputs >= 4096;
-  for (int width = lanes; target.vectors && width > 1 && (width == lanes || (narrower && width >= 4)); width /= 2) {
+  bool tiled = target.vectors && stored.itemsize() == 4 && !stored.is_bool() && UpcastCostlyOutput(k, lanes, target);
+  if (tiled) UpcastReusedOutput(k, target);
+  for (int width = lanes; !tiled && target.vectors && width > 1 && (width == lanes || (narrower && width >= 4)); width /= 2) {
     if (!ReduceVectorizesBetter(k, width) && UpcastContiguousOutput(k, width)) {
       UpcastReusedOutput(k, target);
       WidenVectorTile(k, width);
       DeepenRowTile(k, target);
+      tiled = true;
       break;
     }
     if (UnrollContiguousReduce(k, width)) {
@@ -182,6 +311,9 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
       break;
     }
   }
+  if (!tiled && k.applied().empty() && target.vectors && stored.itemsize() == 4 && !stored.is_bool())
+    tiled = UpcastLoadContiguousOutput(k, lanes, target);
+  if (tiled) FillRegisterTile(k, target);
   CoarsenGroups(k, target);
 }
 

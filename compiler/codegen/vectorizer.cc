@@ -9,6 +9,8 @@
 namespace tg::compiler {
 namespace {
 
+bool Is32Bit(DType d) { return d.base().itemsize() == 4; }
+
 class Vectorizer {
  public:
   Vectorizer(const UOpRef& range, const Target& target)
@@ -61,14 +63,30 @@ class Vectorizer {
     return vec_[u.get()] = out;
   }
 
+  // |gate| as one scalar when every lane's gate simplifies to the same condition (a cat of
+  // vector-aligned blocks: lane l of block b tests b*16 + l < 16, which is b < 1 for every l);
+  // nullptr when the lanes differ.
+  UOpRef SameInEveryLane(const UOpRef& gate) {
+    if (!Depends(gate)) return gate;
+    UOpRef first = Lane(gate, 0);
+    for (int64_t c = n_ - 1; c > 0; --c)
+      if (Lane(gate, c) != first) return nullptr;
+    return first;
+  }
+
   UOpRef VecLoad(const UOpRef& load) {
     const UOpRef& index = load->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     // bool vectors are 32-bit masks in registers but 1 byte per element in memory: lane by lane
-    if (Depends(gate) || !Contiguous(lin) || load->dtype().is_bool())
-      return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
+    bool contiguous = Contiguous(lin) && !load->dtype().is_bool();
+    UOpRef scalar_gate = contiguous ? SameInEveryLane(gate) : nullptr;
     DType vt = load->dtype().vec(static_cast<int>(n_));
-    return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate})});
+    if (scalar_gate) return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate})});
+    // Lanes gated apart (a padded conv's border columns): one masked load, the gate a lane mask;
+    // the renderer reads the whole vector when every lane is on and only the lanes on otherwise.
+    if (contiguous && Is32Bit(load->dtype()))
+      return UOp::Make(Ops::kLoad, vt, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), Vec(gate)})});
+    return LaneWise(load, [&](int64_t c) { return Lane(load, c); });
   }
 
   UOpRef VecAlu(const UOpRef& u) {
@@ -80,8 +98,13 @@ class Vectorizer {
     }
     if (!any_vector) return u->replace_src(std::move(src));
     DType operand = u->op() == Ops::kWhere ? u->src(1)->dtype() : u->src(0)->dtype();
-    if (target_.VectorAlu(u->op(), operand, u->dtype()))
+    if (target_.VectorAlu(u->op(), operand, u->dtype())) {
+      // A scalar bool joins masks as all-ones lanes (C would broadcast true as 1, not -1).
+      if (operand.is_bool())
+        for (UOpRef& s : src)
+          if (!IsVector(s)) s = UOp::Make(Ops::kVectorize, s->dtype().vec(static_cast<int>(n_)), std::vector<UOpRef>(n_, s));
       return UOp::Make(u->op(), u->dtype().vec(static_cast<int>(n_)), std::move(src), u->arg());
+    }
     return LaneWise(u, [&](int64_t c) {
       std::vector<UOpRef> lane;
       for (const UOpRef& s : src) lane.push_back(Gep(s, c));
@@ -114,10 +137,11 @@ class Vectorizer {
     const UOpRef& index = store->src(0);
     const UOpRef &buf = index->src(0), &lin = index->src(1), &gate = index->src(2);
     UOpRef value = Vec(store->src(1));
-    if (!Depends(gate) && Contiguous(lin) && IsVector(value) && !value->dtype().is_bool()) {
+    UOpRef scalar_gate = Contiguous(lin) && IsVector(value) && !value->dtype().is_bool() ? SameInEveryLane(gate) : nullptr;
+    if (scalar_gate) {
       DType vt = value->dtype();
       out.push_back(UOp::Make(Ops::kStore, dtypes::void_,
-                              {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), gate}), value}));
+                              {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate}), value}));
       return;
     }
     for (int64_t c = 0; c < n_; ++c)

@@ -247,6 +247,18 @@ std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std
   }
 }
 
+// A vector load under a lane mask: the whole vector when every lane is on (a conv's interior), the
+// lanes that are on otherwise (its border), so no lane reads outside its buffer.
+std::string CStyleRenderer::MaskedLoad(const UOpRef& load, const std::string& buf, const std::string& index,
+                                       const std::string& mask) const {
+  std::string t = TypeName(load->dtype()), m = VectorTypeName(dtypes::bool_.vec(load->dtype().count()));
+  std::string lanes = std::to_string(load->dtype().count());
+  return absl::StrCat("({", TypeName(load->dtype().base()), " const* _p=", buf, "+", index, "; ", m, " _m=", mask, "; ",
+                      t, " _v=", Zero(load->dtype()), "; int32_t _all=-1; for (int _l=0; _l<", lanes,
+                      "; _l++) _all&=_m[_l]; if (_all) _v=*(", t, "*)_p; else for (int _l=0; _l<", lanes,
+                      "; _l++) if (_m[_l]) _v[_l]=_p[_l]; _v;})");
+}
+
 std::string CStyleRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
   KernelParams params = ScanParams(ops);
 
@@ -308,6 +320,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kLoad: {
         const UOpRef& gate = u->src(0)->src(2);
         std::string value = gate->is_const_value(true) ? of(u->src(0))
+            : IsVector(gate) ? MaskedLoad(u, of(u->src(0)->src(0)), of(u->src(0)->src(1)), of(gate))
             : absl::StrCat("(", of(gate), "?", of(u->src(0)), ":", Zero(u->dtype()), ")");
         declare(u, "val", value);
         break;

@@ -49,6 +49,9 @@ class CStyleRenderer : public Renderer {
   std::string VectorTypeName(DType dtype) const;
   std::string VectorTypedefs(const std::vector<UOpRef>& ops) const;
   std::string VectorAluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
+  // |load| (a vector) of |buf|[|index|...] where the lanes of |mask| are on; the others read 0.
+  std::string MaskedLoad(const UOpRef& load, const std::string& buf, const std::string& index,
+                         const std::string& mask) const;
 };
 
 }  // namespace tg::compiler

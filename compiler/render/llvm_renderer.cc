@@ -275,6 +275,15 @@ void LlvmEmitter::EmitLoad(const UOpRef& u) {
   const UOpRef& index = u->src(0);
   const UOpRef& gate = index->src(2);
   DType dt = u->dtype();
+  if (IsVector(gate)) {  // a lane mask: masked-off lanes read 0 and touch no memory
+    std::string vt = LlvmType(dt), mt = LlvmType(gate->dtype());
+    std::string callee = absl::StrCat("@llvm.masked.load.", IntrinsicSuffix(dt), ".p0");
+    declares_.insert(absl::StrCat("declare ", vt, " ", callee, "(ptr, i32, ", mt, ", ", vt, ")"));
+    std::string ptr = Address(index, false);
+    value_[u.get()] = Def(absl::StrCat("call ", vt, " ", callee, "(ptr ", ptr, ", i32 ", dt.base().itemsize(), ", ", mt,
+                                       " ", Operand(gate), ", ", vt, " zeroinitializer)"));
+    return;
+  }
   std::string mt = LlvmMemType(dt), ptr = Address(index, true);
   std::string v = Def(absl::StrCat("load ", mt, ", ptr ", ptr, ", align ", dt.base().is_bool() ? 1 : dt.base().itemsize()));
   if (dt.base().is_bool()) v = Def(absl::StrCat("icmp ne ", mt, " ", v, ", ", IsVector(u) ? "zeroinitializer" : "0"));

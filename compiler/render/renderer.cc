@@ -44,7 +44,8 @@ bool CpuVectorAlu(Ops op, DType operand, DType result) {
     case Ops::kReciprocal: return operand.is_float() && !IsHalf(operand);
     case Ops::kMax: case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq: case Ops::kWhere:
       return Is32Bit(operand) && !operand.is_bool();
-    case Ops::kAnd: case Ops::kOr: case Ops::kXor: case Ops::kShl: case Ops::kShr: return operand.is_int();
+    case Ops::kAnd: case Ops::kOr: case Ops::kXor: return operand.is_int() || operand.is_bool();  // masks: 0 / -1
+    case Ops::kShl: case Ops::kShr: return operand.is_int();
     case Ops::kCast:
       return !operand.is_bool() && !result.is_bool() && !IsHalf(operand) && !IsHalf(result);
     case Ops::kBitcast:

@@ -138,5 +138,61 @@ TEST(IndexDType, Int64WhenABufferExceedsInt32Range) {
   EXPECT_EQ(small_source.find("int64_t ridx"), std::string::npos) << small_source;
 }
 
+// A cat along the vector axis in blocks the vector width divides gates each block's loads by a
+// condition every lane shares: those stay whole vector loads. Blocks of other sizes (5 channels)
+// gate lane by lane; both equal the host's copy.
+TEST(Heuristic, CatOfAlignedBlocksLoadsWholeVectors) {
+  for (int64_t channels : {16, 32, 5}) {
+    SCOPED_TRACE(channels);
+    const int64_t n = 2, h = 6, w = 7;
+    auto x = Random(n * h * w * channels, 7);
+    Tensor t = Tensor::from_vector(x, Shape{n, h, w, channels});
+    std::vector<Tensor> taps;
+    for (int64_t ky = 0; ky < 3; ++ky)
+      for (int64_t kx = 0; kx < 3; ++kx) taps.push_back(t.shrink({{0, n}, {ky, ky + h - 2}, {kx, kx + w - 2}, {0, channels}}));
+    Tensor patches = taps[0].cat(std::vector<Tensor>(taps.begin() + 1, taps.end()), -1);
+    std::string source = GenerateKernel(OnlyKernelAst(patches), Cpu()).source.source;
+    int vector_loads = 0;
+    for (size_t at = source.find("(*(tg_float_"); at != std::string::npos; at = source.find("(*(tg_float_", at + 1))
+      ++vector_loads;
+    if (channels % 16 == 0) EXPECT_GE(vector_loads, 9) << "one vector load per tap\n" << source.substr(0, 6000);
+    std::vector<float> got = patches.to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(n * (h - 2) * (w - 2) * 9 * channels));
+    size_t i = 0;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t y = 0; y < h - 2; ++y)
+        for (int64_t xx = 0; xx < w - 2; ++xx)
+          for (int64_t tap = 0; tap < 9; ++tap)
+            for (int64_t c = 0; c < channels; ++c, ++i)
+              ASSERT_EQ(got[i], x[((b * h + y + tap / 3) * w + xx + tap % 3) * channels + c]) << i;
+  }
+}
+
+// MAX is spelled (a<b)?b:a and a vector select writes its mask twice: an operand written twice must
+// be a named variable, or a chain of such ops doubles its text per op (a 16-lane max fold once
+// rendered a megabyte of C that gcc took minutes over). The source grows linearly with the chain.
+TEST(CRenderer, ChainsOfMaxStayLinearInSourceSize) {
+  auto source_of = [](int chain) {
+    Tensor x = Tensor::empty({64, 256}), y = x;
+    for (int i = 0; i < chain; ++i) y = y.maximum(x * static_cast<float>(i + 2));
+    return GenerateKernel(OnlyKernelAst(y), Cpu()).source.source.size();
+  };
+  size_t ten = source_of(10), forty = source_of(40);
+  EXPECT_LT(forty, ten * 6) << "10 maxes: " << ten << " bytes, 40 maxes: " << forty << " bytes";
+  // Row maxima folded from vector lanes (softmax's first kernel) and a full max reduce.
+  Tensor rows = Tensor::empty({4096, 4096});
+  size_t row_max = GenerateKernel(OnlyKernelAst(rows.max({1})), Cpu()).source.source.size();
+  Tensor softmax = (rows - rows.max({1}, true)).exp();
+  softmax = softmax / softmax.sum({1}, true);
+  size_t softmax_sum = 0;
+  for (const auto& item : CreateSchedule({softmax.uop()}, {softmax.device()}).items)
+    if (item.kind == ScheduleItem::Kind::kKernel)
+      softmax_sum = std::max(softmax_sum, GenerateKernel(item.ast, Cpu()).source.source.size());
+  size_t full_max = GenerateKernel(OnlyKernelAst(rows.max()), Cpu()).source.source.size();
+  EXPECT_LT(row_max, 64u * 1024) << row_max;
+  EXPECT_LT(softmax_sum, 64u * 1024) << softmax_sum;
+  EXPECT_LT(full_max, 64u * 1024) << full_max;
+}
+
 }  // namespace
 }  // namespace tg::compiler

@@ -47,6 +47,9 @@ std::vector<Tensor> Corpus() {
       (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(),
       i % 3, (i > 2).where(i, -i), d * 2.5 + d.exp(), (big * 0.5f).exp() + big.sqrt(), big.sum(),
       (big > 0.0f).cast(dtypes::float32) * big,
+      // padding gates the 32 columns' vector lanes at the border: masked vector loads
+      F(Data(2 * 3 * 9 * 32, 6), {2, 3, 9, 32}).conv2d(F(Data(4 * 3 * 9, 7), {4, 3, 3, 3}), std::nullopt, 1, 1, 1,
+                                                        {1, 1, 2, 0}),
   };
 }
 

@@ -110,6 +110,11 @@ TEST(SymbolicTest, ComparisonsDecidedByRange) {
   EXPECT_EQ(Simplify(lt(r, 8))->op(), Ops::kCmpLt);  // undecided stays
   ExpectSimplifiesTo(lt(r * 4, 10), lt(r, 3));        // x*c<d -> x<ceil(d/c)
   ExpectSimplifiesTo(lt(r + 3, 10), lt(r, 7));        // x+c<d -> x<d-c
+  ExpectSimplifiesTo(lt(I(15), r * 16), lt(I(0), r));   // d<x*c -> floor(d/c)<x
+  ExpectSimplifiesTo(lt(I(17), r * 4), lt(I(4), r));    // 17/4 rounds down: r*4 > 17 iff r > 4
+  ExpectSimplifiesTo(lt(I(10), r + 3), lt(I(7), r));    // d<x+c -> d-c<x
+  // a lane of a cat block's lower bound: 16 <= b*16 + l for l in [0, 16) is 0 < b
+  ExpectSimplifiesTo(lt(I(15), r * 16 + 7), lt(I(0), r));
   ExpectSimplifiesTo(maximum(r, 0), r);               // MAX by range
   ExpectSimplifiesTo(maximum(r, 20), I(20));
   EXPECT_EQ(Simplify(maximum(r, 5))->op(), Ops::kMax);

@@ -8,16 +8,15 @@ fn E_8_9(@builtin(workgroup_id) gid: vec3<u32>, @builtin(local_invocation_id) li
   let v0 = (gidx1 * 9i);
   let v1 = (gidx0 + v0);
   let v2 = (gidx1 * (-1i));
-  let v3 = (v2 + 7i);
-  let v4 = (0i < v3);
-  let v5 = (v2 < (-1i));
-  let v6 = (v4 & v5);
-  let v7 = (gidx0 < 6i);
-  let v8 = (v6 & v7);
-  let v9 = (gidx1 * (-6i));
-  let v10 = (v9 + gidx0);
-  let v11 = (v10 + 36i);
-  let v12 = select(0.0f, data1[v11], v8);
-  let v13 = select(0.0f, v12, v8);
-  data0[v1] = v13;
+  let v3 = ((-7i) < v2);
+  let v4 = (v2 < (-1i));
+  let v5 = (v3 & v4);
+  let v6 = (gidx0 < 6i);
+  let v7 = (v5 & v6);
+  let v8 = (gidx1 * (-6i));
+  let v9 = (v8 + gidx0);
+  let v10 = (v9 + 36i);
+  let v11 = select(0.0f, data1[v10], v7);
+  let v12 = select(0.0f, v11, v7);
+  data0[v1] = v12;
 }

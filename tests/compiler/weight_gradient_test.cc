@@ -1,0 +1,160 @@
+// Weight gradients (reduces over batch and spatial axes whose operands are read transposed) under the
+// heuristic's opts: the kernels get SIMD vectors and a register tile, and compute what direct loops
+// on the host compute, at tile edges, odd sizes, padding on every side, strides, dilation and groups.
+#include <cmath>
+#include <random>
+
+#include "absl/strings/str_join.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
+#include "compiler/schedule.h"
+#include "frontend/tg.h"
+#include "gtest/gtest.h"
+#include "runtime/device_registry.h"
+
+namespace tg::compiler {
+namespace {
+
+std::vector<float> Random(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+const runtime::DeviceInfo& Cpu() { return runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info(); }
+
+void ExpectClose(const std::vector<float>& got, const std::vector<float>& want, float tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], tol * std::max(1.0f, std::abs(want[i]))) << i;
+}
+
+// The only reducing kernel of |t|'s schedule.
+UOpRef ReduceKernelAst(const Tensor& t) {
+  Schedule s = CreateSchedule({t.uop()}, {t.device()});
+  UOpRef found;
+  for (const auto& item : s.items)
+    for (const UOpRef& u : item.ast->toposort())
+      if (u->op() == Ops::kReduce) {
+        EXPECT_FALSE(found && found != item.ast) << "more than one reduce kernel";
+        found = item.ast;
+      }
+  EXPECT_TRUE(found) << "no reduce kernel";
+  return found;
+}
+
+// The channels-last weight gradient of a convolution written as a matmul of patches (the CNN's
+// 3x3 convs): dW[o][k] = sum over rows r of g[r][o] * p[r][k], stored (o, k). Both operands are
+// read down their rows (transposed), and the store is strided along o.
+struct GradCase {
+  int64_t rows, outs, taps;
+};
+
+Tensor PatchWeightGradient(const std::vector<float>& g, const std::vector<float>& p, const GradCase& c) {
+  Tensor tg_g = Tensor::from_vector(g, Shape{c.rows, c.outs}), tg_p = Tensor::from_vector(p, Shape{c.rows, c.taps});
+  return tg_g.transpose().matmul(tg_p);
+}
+
+std::vector<float> HostWeightGradient(const std::vector<float>& g, const std::vector<float>& p, const GradCase& c) {
+  std::vector<float> want(c.outs * c.taps, 0.0f);
+  for (int64_t r = 0; r < c.rows; ++r)
+    for (int64_t o = 0; o < c.outs; ++o)
+      for (int64_t k = 0; k < c.taps; ++k) want[o * c.taps + k] += g[r * c.outs + o] * p[r * c.taps + k];
+  return want;
+}
+
+std::string OptsOf(const UOpRef& ast) {
+  Kernel k = StartKernel(ast, Cpu());
+  ApplyHeuristic(k, CodegenTarget(Cpu()));
+  std::vector<std::string> opts;
+  for (const Opt& o : k.applied()) opts.push_back(o.str());
+  return absl::StrJoin(opts, ", ");
+}
+
+TEST(WeightGradient, StridedStoreStillGetsVectorsAndATile) {
+  // conv1's gradient: 16 outputs by 9 taps; 9 divides no vector, so the vectors run along the 16.
+  GradCase c{4608, 16, 9};
+  Tensor dw = PatchWeightGradient(Random(c.rows * c.outs, 1), Random(c.rows * c.taps, 2), c);
+  UOpRef ast = ReduceKernelAst(dw);
+  Kernel k = StartKernel(ast, Cpu());
+  ApplyHeuristic(k, CodegenTarget(Cpu()));
+  int expanded = 0;
+  for (const auto& axis : k.axes()) expanded += axis.type == AxisType::kUpcast;
+  EXPECT_GE(expanded, 2) << "expected a vector axis and a tile over the taps: " << OptsOf(ast);
+  std::string source = GenerateKernel(ast, Cpu()).source.source;
+  EXPECT_NE(source.find("__attribute__((vector_size("), std::string::npos) << OptsOf(ast);
+}
+
+TEST(WeightGradient, PatchFormsMatchHostAtTileEdges) {
+  // Outputs and taps that divide a vector, only half of one, a quarter, nothing; reduces long and
+  // short, odd and even.
+  std::vector<GradCase> cases = {{4608, 16, 9},  {4099, 16, 9},  {4608, 32, 144}, {4608, 24, 7}, {4100, 12, 5},
+                                 {513, 16, 9},   {4608, 16, 144}, {6000, 8, 3},    {4097, 5, 16}, {4096, 48, 27}};
+  uint32_t seed = 10;
+  for (const GradCase& c : cases) {
+    auto g = Random(c.rows * c.outs, seed++), p = Random(c.rows * c.taps, seed++);
+    SCOPED_TRACE(::testing::Message() << c.rows << "x" << c.outs << "x" << c.taps << " opts "
+                                      << OptsOf(ReduceKernelAst(PatchWeightGradient(g, p, c))));
+    ExpectClose(PatchWeightGradient(g, p, c).to_vector<float>(), HostWeightGradient(g, p, c), 2e-4f);
+  }
+}
+
+// A 2-D convolution's weight gradient through autograd against direct loops: pads are (top, bottom,
+// left, right).
+struct ConvCase {
+  int64_t batch, cin, h, w, cout, kh, kw, groups, stride, dilation;
+  std::array<int64_t, 4> pad;
+};
+
+std::vector<float> HostConvWeightGradient(const std::vector<float>& x, const std::vector<float>& r, const ConvCase& c,
+                                          int64_t oh, int64_t ow) {
+  int64_t per_group_in = c.cin / c.groups, per_group_out = c.cout / c.groups;
+  std::vector<float> dw(c.cout * per_group_in * c.kh * c.kw, 0.0f);
+  for (int64_t b = 0; b < c.batch; ++b)
+    for (int64_t o = 0; o < c.cout; ++o)
+      for (int64_t ci = 0; ci < per_group_in; ++ci)
+        for (int64_t ky = 0; ky < c.kh; ++ky)
+          for (int64_t kx = 0; kx < c.kw; ++kx)
+            for (int64_t y = 0; y < oh; ++y)
+              for (int64_t xx = 0; xx < ow; ++xx) {
+                int64_t iy = y * c.stride + ky * c.dilation - c.pad[0], ix = xx * c.stride + kx * c.dilation - c.pad[2];
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                int64_t channel = (o / per_group_out) * per_group_in + ci;
+                dw[((o * per_group_in + ci) * c.kh + ky) * c.kw + kx] +=
+                    r[((b * c.cout + o) * oh + y) * ow + xx] * x[((b * c.cin + channel) * c.h + iy) * c.w + ix];
+              }
+  return dw;
+}
+
+TEST(WeightGradient, ConvolutionsMatchHost) {
+  std::vector<ConvCase> cases = {
+      {16, 1, 28, 28, 16, 3, 3, 1, 1, 1, {0, 0, 0, 0}},   // the CNN's first conv
+      {8, 16, 14, 14, 16, 3, 3, 1, 1, 1, {1, 1, 1, 1}},   // small channels, padding 1
+      {4, 8, 13, 11, 32, 3, 3, 1, 1, 1, {2, 0, 1, 3}},    // odd sizes, a different pad on every side
+      {4, 6, 17, 15, 12, 3, 3, 1, 2, 1, {1, 1, 0, 1}},    // stride 2
+      {4, 4, 16, 16, 8, 3, 3, 1, 1, 2, {2, 2, 2, 2}},     // dilation 2
+      {4, 16, 12, 12, 16, 3, 3, 4, 1, 1, {1, 1, 1, 1}},   // groups of 4 channels
+      {4, 8, 10, 10, 8, 3, 3, 8, 1, 1, {1, 1, 1, 1}},     // depthwise
+      {2, 3, 9, 9, 20, 5, 5, 1, 1, 1, {2, 2, 2, 2}},      // 5x5, 20 outputs
+  };
+  uint32_t seed = 100;
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "batch " << c.batch << " cin " << c.cin << " " << c.h << "x" << c.w << " cout "
+                                      << c.cout << " groups " << c.groups << " stride " << c.stride << " dilation "
+                                      << c.dilation);
+    auto xd = Random(c.batch * c.cin * c.h * c.w, seed++);
+    auto wd = Random(c.cout * (c.cin / c.groups) * c.kh * c.kw, seed++);
+    Tensor x = Tensor::from_vector(xd, Shape{c.batch, c.cin, c.h, c.w});
+    Tensor w = Tensor::from_vector(wd, Shape{c.cout, c.cin / c.groups, c.kh, c.kw}).requires_grad(true);
+    Tensor y = x.conv2d(w, std::nullopt, c.groups, c.stride, c.dilation, {c.pad[2], c.pad[3], c.pad[0], c.pad[1]});
+    int64_t oh = y.shape()[2], ow = y.shape()[3];
+    auto rd = Random(y.numel(), seed++);
+    (y * Tensor::from_vector(rd, y.shape())).sum().backward();
+    ExpectClose(w.grad().to_vector<float>(), HostConvWeightGradient(xd, rd, c, oh, ow), 2e-4f);
+  }
+}
+
+}  // namespace
+}  // namespace tg::compiler
