@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/buffer_node.h"
+#include "compiler/fusion_rules.h"
 #include "compiler/rangeify.h"
 #include "compiler/reduce_store_order.h"
 #include "ir/error.h"
@@ -114,12 +115,14 @@ class Scheduler {
  private:
   void MarkRealized() {
     for (const UOpRef& root : roots_) realize_.insert(root.get());
+    RecomputeRule recompute(consumers_, realize_);
     for (auto it = topo_.rbegin(); it != topo_.rend(); ++it) {
       const UOpRef& u = *it;
       if (u->op() == Ops::kContiguous || u->op() == Ops::kAssign) realize_.insert(u.get());
       if (u->op() == Ops::kCopy) realize_.insert({u.get(), u->src(0).get()});
       if (u->op() == Ops::kReduce && (!FusesIntoConsumer(u.get()) || StoredOutOfOrder(u.get())))
         realize_.insert(u.get());
+      if (recompute.StoreInstead(u.get())) realize_.insert(u.get());
     }
   }
 
@@ -149,8 +152,8 @@ class Scheduler {
   }
 
   // A reduce fuses into the one kernel that consumes it, unless a path to that kernel broadcasts
-  // it (EXPAND: the reduce would be recomputed per broadcast element). Consumers that fork and
-  // rejoin inside one kernel are fine: equal index expressions are one node, computed once.
+  // it (EXPAND: the reduce would be recomputed per broadcast element) or pads it. Consumers that
+  // fork and rejoin inside one kernel are fine: equal index expressions are one node, computed once.
   bool FusesIntoConsumer(const UOp* reduce) {
     if (realize_.contains(reduce)) return true;  // a root: it is its own kernel
     absl::flat_hash_set<const UOp*> seen{reduce}, kernels;
@@ -160,7 +163,8 @@ class Scheduler {
       stack.pop_back();
       const std::vector<const UOp*>& users = consumers_[u];
       for (const UOp* c : users) {
-        if (c->op() == Ops::kExpand || c->op() == Ops::kCopy) return false;
+        // A pad (a cat's pieces) would run the reduce's loop for its border elements too.
+        if (c->op() == Ops::kExpand || c->op() == Ops::kCopy || c->op() == Ops::kPad) return false;
         // A fork whose branch moves the data (windows of a pool, patches of a conv) reads the reduce
         // at other indices than its sibling: each would recompute it.
         if (users.size() > 1 && IsMovement(c->op()) && c->op() != Ops::kReshape) return false;
