@@ -33,8 +33,19 @@ double EvaluationsPerElement(const UOp* c, const UOp* source) {
 
 }  // namespace
 
-bool RecomputeRule::StoreInstead(const UOp* u) {
-  if (!IsAlu(u->op()) || realized_.contains(u) || !consumers_.contains(u)) return false;
+bool FusionRules::StoreInstead(const UOp* u) {
+  if (realized_.contains(u) || !consumers_.contains(u)) return false;
+  if (u->op() == Ops::kReduce) return StoreNestedReduce(u);
+  return IsAlu(u->op()) && StoreElementwise(u);
+}
+
+bool FusionRules::StoreNestedReduce(const UOp* reduce) {
+  if (reduce->numel() == 0 || reduce->src(0)->numel() / reduce->numel() < kLongNestedLoop) return false;
+  const std::vector<Reader>& readers = ReadersOf(reduce);
+  return std::any_of(readers.begin(), readers.end(), [](const Reader& r) { return r.in_reduce; });
+}
+
+bool FusionRules::StoreElementwise(const UOp* u) {
   if (ChainCost(u, kExpensiveChain) < kExpensiveChain) return false;
   double in_reduce = 0;
   for (const Reader& r : ReadersOf(u))
@@ -45,7 +56,7 @@ bool RecomputeRule::StoreInstead(const UOp* u) {
 // Walks |u|'s fused sources: ALU ops cost their work, everything the kernel would load (a buffer, a
 // reduce, a realized node) one load. A broadcast operand is one load too: it is evaluated over a
 // smaller index space and judged on its own. Stops counting at |enough|.
-int RecomputeRule::ChainCost(const UOp* u, int enough) const {
+int FusionRules::ChainCost(const UOp* u, int enough) const {
   int cost = -1;  // the load that reading the stored chain back costs
   absl::flat_hash_set<const UOp*> seen;
   std::vector<const UOp*> stack{u};
@@ -68,7 +79,7 @@ int RecomputeRule::ChainCost(const UOp* u, int enough) const {
 // Where |u| is evaluated, computed from its consumers' (post-order over consumer edges, iterative:
 // chains can be thousands of nodes deep). Paths that fork and rejoin inside one kernel read the same
 // element: per kernel the largest count counts, not their sum.
-const std::vector<RecomputeRule::Reader>& RecomputeRule::ReadersOf(const UOp* u) {
+const std::vector<FusionRules::Reader>& FusionRules::ReadersOf(const UOp* u) {
   static const std::vector<const UOp*> kNone;
   auto users = [&](const UOp* n) -> const std::vector<const UOp*>& {
     auto it = consumers_.find(n);

@@ -115,14 +115,14 @@ class Scheduler {
  private:
   void MarkRealized() {
     for (const UOpRef& root : roots_) realize_.insert(root.get());
-    RecomputeRule recompute(consumers_, realize_);
+    FusionRules fusion(consumers_, realize_);
     for (auto it = topo_.rbegin(); it != topo_.rend(); ++it) {
       const UOpRef& u = *it;
       if (u->op() == Ops::kContiguous || u->op() == Ops::kAssign) realize_.insert(u.get());
       if (u->op() == Ops::kCopy) realize_.insert({u.get(), u->src(0).get()});
       if (u->op() == Ops::kReduce && (!FusesIntoConsumer(u.get()) || StoredOutOfOrder(u.get())))
         realize_.insert(u.get());
-      if (recompute.StoreInstead(u.get())) realize_.insert(u.get());
+      if (fusion.StoreInstead(u.get())) realize_.insert(u.get());
     }
   }
 

@@ -1,5 +1,6 @@
 // The fusion cost rules, asserted on kernel structure (what each kernel recomputes inside its reduce
 // loops) and on values.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -131,6 +132,45 @@ TEST(ReduceThroughPad, CatOfReducesComputesTheSameValues) {
     for (int j = 1; j < 7; ++j) want = std::max(want, bv[i * 7 + j]);
     EXPECT_FLOAT_EQ(got[4 + i], want);
   }
+}
+
+// fashion_mnist's evaluation: a 3x3 conv (a matmul of 144-wide patches) then a 2x2 max-pool. Fused,
+// the conv's 144-long loop nests inside the pool's loop and runs untiled; stored, the conv kernel is
+// the plain matmul and the pool only loads.
+TEST(NestedReduce, LongReduceReadInsideAnotherReduceIsStored) {
+  Tensor patches = Tensor::rand({2, 4, 4, 144}), w = Tensor::rand({144, 16});
+  Tensor pooled = patches.matmul(w).relu().reshape({2, 2, 2, 2, 2, 16}).max({2, 4});
+  std::vector<UOpRef> asts = Kernels({pooled});
+  ASSERT_EQ(asts.size(), 2u);
+  EXPECT_EQ(ReducesComputing(asts, Ops::kReduce), 0);  // no reduce loop holds another
+}
+
+TEST(NestedReduce, StoredInnerReduceComputesTheSameValues) {
+  const int n = 2, hw = 4, k = 96, c = 3;
+  std::vector<float> pv = Ramp(n * hw * hw * k, 13, 0.25f), wv = Ramp(k * c, 7, 0.5f);
+  Tensor p = Tensor::from_vector(pv, Shape{n, hw, hw, k}), w = Tensor::from_vector(wv, Shape{k, c});
+  std::vector<float> got = p.matmul(w).reshape({n, 2, 2, 2, 2, c}).max({2, 4}).to_vector<float>();
+  ASSERT_EQ(got.size(), static_cast<size_t>(n * 2 * 2 * c));
+  for (int b = 0; b < n; ++b)
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 2; ++x)
+        for (int o = 0; o < c; ++o) {
+          float want = -INFINITY;
+          for (int dy = 0; dy < 2; ++dy)
+            for (int dx = 0; dx < 2; ++dx) {
+              const float* row = &pv[(((b * hw) + y * 2 + dy) * hw + x * 2 + dx) * k];
+              float acc = 0;
+              for (int q = 0; q < k; ++q) acc += row[q] * wv[q * c + o];
+              want = std::max(want, acc);
+            }
+          EXPECT_FLOAT_EQ(got[((b * 2 + y) * 2 + x) * c + o], want);
+        }
+}
+
+// Short inner loops (a max over 8, a log-sum-exp over 10 classes) nest at no cost: one kernel.
+TEST(NestedReduce, ShortInnerReduceStaysNested) {
+  Tensor a = Tensor::rand({16, 8});
+  EXPECT_EQ(Kernels({a.max({1}).sum()}).size(), 1u);
 }
 
 }  // namespace
