@@ -10,6 +10,7 @@
 #include "compiler/fusion_rules.h"
 #include "compiler/rangeify.h"
 #include "compiler/reduce_store_order.h"
+#include "compiler/split_reduce.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
 
@@ -302,7 +303,8 @@ class Scheduler {
 Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                         const OutputBufferFactory& make_output) {
   if (roots.size() != devices.size()) throw Error("CreateSchedule: one device per root");
-  return Scheduler(roots, devices, make_output).Run();
+  std::vector<UOpRef> split = SplitLargeReduces(roots);
+  return Scheduler(split, devices, make_output).Run();
 }
 
 }  // namespace tg::compiler

@@ -26,6 +26,7 @@ using OutputBufferFactory = std::function<UOpRef(const std::string&, DType, int6
 //  - a REDUCE fuses into its consumer unless the path to that consumer broadcasts it (EXPAND), pads
 //    it or forks, in which case it ends a kernel;
 //  - CONTIGUOUS, COPY (and the source of a COPY) and the roots themselves become buffers.
+// A reduce with a long loop and few outputs is first split into partials and a combine (split_reduce.h).
 // Outputs come from |make_output| (default: NewBufferNode, real device memory).
 Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                         const OutputBufferFactory& make_output = nullptr);

@@ -173,5 +173,54 @@ TEST(NestedReduce, ShortInnerReduceStaysNested) {
   EXPECT_EQ(Kernels({a.max({1}).sum()}).size(), 1u);
 }
 
+Schedule ScheduleOf(const Tensor& t) { return CreateSchedule({t.uop()}, {t.device()}); }
+
+// A full sum of 1M elements: 256 partials (one kernel over 256 outputs, spread over the cores), then
+// their sum.
+TEST(SplitReduce, FullReductionGoesThroughPartials) {
+  Tensor x = Tensor::rand({1 << 20});
+  Schedule s = ScheduleOf(x.sum());
+  ASSERT_EQ(s.items.size(), 2u);
+  EXPECT_EQ(s.items[0].buffers[0]->arg_as<BufferArg>().size, 256);
+  EXPECT_EQ(s.items[1].buffers[0]->arg_as<BufferArg>().size, 1);
+}
+
+// Batch norm's statistics: 16 channels, each over 128 x 24 x 24 values (channels last): the batch
+// axis becomes the partial axis, (128, 16) partials.
+TEST(SplitReduce, PerChannelStatisticsGoThroughPartials) {
+  Tensor x = Tensor::rand({128, 24, 24, 16});
+  Schedule s = ScheduleOf(x.sum({0, 1, 2}));
+  ASSERT_EQ(s.items.size(), 2u);
+  EXPECT_EQ(s.items[0].buffers[0]->arg_as<BufferArg>().size, 128 * 16);
+}
+
+TEST(SplitReduce, ShortReducesAreNotSplit) {
+  Tensor x = Tensor::rand({64, 1000});
+  EXPECT_EQ(ScheduleOf(x.sum({1})).items.size(), 1u);
+  EXPECT_EQ(ScheduleOf(Tensor::rand({1000}).sum()).items.size(), 1u);
+}
+
+TEST(SplitReduce, SplitReducesComputeTheSameValues) {
+  const int n = 3 << 16;  // 196608: split 256 x 768
+  std::vector<int32_t> iv(n);
+  for (int i = 0; i < n; ++i) iv[i] = (i * 7919) % 1001 - 500;
+  Tensor ints = Tensor::from_vector(iv, Shape{n});
+  int64_t want_sum = 0;
+  int32_t want_max = iv[0];
+  for (int32_t v : iv) want_sum += v, want_max = std::max(want_max, v);
+  EXPECT_EQ(ints.sum().item<int32_t>(), want_sum);
+  EXPECT_EQ(ints.max().item<int32_t>(), want_max);
+  // Per-column sums of a (49152, 4) float matrix: the split axis is the reduced row axis.
+  std::vector<float> fv(n);
+  for (int i = 0; i < n; ++i) fv[i] = static_cast<float>(i % 17) * 0.5f;
+  std::vector<float> got = Tensor::from_vector(fv, Shape{n / 4, 4}).sum({0}).to_vector<float>();
+  ASSERT_EQ(got.size(), 4u);
+  for (int c = 0; c < 4; ++c) {
+    double want = 0;
+    for (int r = 0; r < n / 4; ++r) want += fv[r * 4 + c];
+    EXPECT_NEAR(got[c], want, 1e-5 * want) << c;
+  }
+}
+
 }  // namespace
 }  // namespace tg::compiler
