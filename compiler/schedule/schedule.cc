@@ -7,8 +7,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/fusion_rules.h"
 #include "compiler/schedule/rangeify.h"
 #include "compiler/schedule/reduce_store_order.h"
+#include "compiler/schedule/split_reduce.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
 
@@ -114,12 +116,14 @@ class Scheduler {
  private:
   void MarkRealized() {
     for (const UOpRef& root : roots_) realize_.insert(root.get());
+    FusionRules fusion(consumers_, realize_);
     for (auto it = topo_.rbegin(); it != topo_.rend(); ++it) {
       const UOpRef& u = *it;
       if (u->op() == Ops::kContiguous || u->op() == Ops::kAssign) realize_.insert(u.get());
       if (u->op() == Ops::kCopy) realize_.insert({u.get(), u->src(0).get()});
       if (u->op() == Ops::kReduce && (!FusesIntoConsumer(u.get()) || StoredOutOfOrder(u.get())))
         realize_.insert(u.get());
+      if (fusion.StoreInstead(u.get())) realize_.insert(u.get());
     }
   }
 
@@ -149,8 +153,8 @@ class Scheduler {
   }
 
   // A reduce fuses into the one kernel that consumes it, unless a path to that kernel broadcasts
-  // it (EXPAND: the reduce would be recomputed per broadcast element). Consumers that fork and
-  // rejoin inside one kernel are fine: equal index expressions are one node, computed once.
+  // it (EXPAND: the reduce would be recomputed per broadcast element) or pads it. Consumers that
+  // fork and rejoin inside one kernel are fine: equal index expressions are one node, computed once.
   bool FusesIntoConsumer(const UOp* reduce) {
     if (realize_.contains(reduce)) return true;  // a root: it is its own kernel
     absl::flat_hash_set<const UOp*> seen{reduce}, kernels;
@@ -160,7 +164,8 @@ class Scheduler {
       stack.pop_back();
       const std::vector<const UOp*>& users = consumers_[u];
       for (const UOp* c : users) {
-        if (c->op() == Ops::kExpand || c->op() == Ops::kCopy) return false;
+        // A pad (a cat's pieces) would run the reduce's loop for its border elements too.
+        if (c->op() == Ops::kExpand || c->op() == Ops::kCopy || c->op() == Ops::kPad) return false;
         // A fork whose branch moves the data (windows of a pool, patches of a conv) reads the reduce
         // at other indices than its sibling: each would recompute it.
         if (users.size() > 1 && IsMovement(c->op()) && c->op() != Ops::kReshape) return false;
@@ -298,7 +303,8 @@ class Scheduler {
 Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                         const OutputBufferFactory& make_output) {
   if (roots.size() != devices.size()) throw Error("CreateSchedule: one device per root");
-  return Scheduler(roots, devices, make_output).Run();
+  std::vector<UOpRef> split = SplitLargeReduces(roots);
+  return Scheduler(split, devices, make_output).Run();
 }
 
 }  // namespace tg::compiler

@@ -21,10 +21,12 @@ struct Schedule {
 using OutputBufferFactory = std::function<UOpRef(const std::string&, DType, int64_t)>;
 
 // Schedules |roots| (tensor-graph nodes), root i to be realized on |devices[i]|. Fusion rules:
-//  - elementwise and movement ops fuse into their consumer (recomputed per consumer kernel);
-//  - a REDUCE fuses into its consumer unless the path to that consumer broadcasts it (EXPAND) or
-//    forks, in which case it ends a kernel;
+//  - elementwise and movement ops fuse into their consumer (recomputed per consumer kernel), unless
+//    recomputing them inside reduce loops costs more than storing them (fusion_rules.h);
+//  - a REDUCE fuses into its consumer unless the path to that consumer broadcasts it (EXPAND), pads
+//    it or forks, in which case it ends a kernel;
 //  - CONTIGUOUS, COPY (and the source of a COPY) and the roots themselves become buffers.
+// A reduce with a long loop and few outputs is first split into partials and a combine (split_reduce.h).
 // Outputs come from |make_output| (default: NewBufferNode, real device memory).
 Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                         const OutputBufferFactory& make_output = nullptr);
