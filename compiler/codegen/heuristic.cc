@@ -68,12 +68,12 @@ int64_t ReduceLength(const Kernel& k) {
 
 // How many groups the global axis must keep after a register tile takes a slice of it: four per
 // core balance short groups; long reduces need only one per core.
-int64_t MinGroups(const Kernel& k, const TargetInfo& target) {
+int64_t MinGroups(const Kernel& k, const Target& target) {
   constexpr int64_t kLongReduce = 4096;
   return ReduceLength(k) >= kLongReduce ? target.cores : target.cores * 4;
 }
 
-bool LeavesEnoughGroups(const Kernel& k, const Kernel::Axis& a, int64_t amount, const TargetInfo& target) {
+bool LeavesEnoughGroups(const Kernel& k, const Kernel::Axis& a, int64_t amount, const Target& target) {
   return a.type != AxisType::kGlobal || a.extent() / amount >= MinGroups(k, target);
 }
 
@@ -100,7 +100,7 @@ int Gathers(const Kernel& k, const UOpRef& range) {
 // the threads their groups.
 // Whether a |width|-lane vector along output axis |i| reads some load contiguously, gathers none
 // lane by lane and leaves the threads their groups.
-bool LoadContiguousVectorFits(const Kernel& k, size_t i, int width, const TargetInfo& target) {
+bool LoadContiguousVectorFits(const Kernel& k, size_t i, int width, const Target& target) {
   const auto& a = k.axes()[i];
   if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) return false;
   if (a.extent() % width != 0 || !LeavesEnoughGroups(k, a, width, target) || Gathers(k, a.range) > 0)
@@ -110,7 +110,7 @@ bool LoadContiguousVectorFits(const Kernel& k, size_t i, int width, const Target
   return false;
 }
 
-bool UpcastLoadContiguousOutput(Kernel& k, int lanes, const TargetInfo& target) {
+bool UpcastLoadContiguousOutput(Kernel& k, int lanes, const Target& target) {
   if (k.RangesOf(AxisType::kReduce).empty()) return false;
   for (int width = lanes; width >= 4; width /= 2)
     for (size_t i = 0; i < k.axes().size(); ++i)
@@ -144,7 +144,7 @@ std::vector<int> ValueWorkAlongOutputs(const Kernel& k) {
 // contiguous (measured: gathered lanes cost more than the scalar chain saves). Only for the two
 // output axes of a weight gradient, where the rows are the stored axis the chain does not move with
 // (measured: an attention kernel's four output axes tiled so ran 2x slower).
-bool UpcastCostlyOutput(Kernel& k, int lanes, const TargetInfo& target) {
+bool UpcastCostlyOutput(Kernel& k, int lanes, const Target& target) {
   constexpr int kCostlier = 4;
   if (k.RangesOf(AxisType::kReduce).empty()) return false;
   if (k.RangesOf(AxisType::kGlobal).size() + k.RangesOf(AxisType::kLoop).size() != 2) return false;
@@ -178,12 +178,12 @@ int64_t TileRegisters(const Kernel& k) {
 
 // Accumulators a tile may hold: half the vector register file (AVX-512's 32, AVX2's 16 registers),
 // the rest for the loaded operands.
-int64_t AccumulatorBudget(const TargetInfo& target) { return target.vector_bytes >= 64 ? 16 : 8; }
+int64_t AccumulatorBudget(const Target& target) { return target.vector_bytes >= 64 ? 16 : 8; }
 
 // A vector tile narrower than the register budget takes more rows of a reused output axis: each
 // loaded vector then serves that many broadcast values (a weight gradient's 784 columns, 49 vectors,
 // leave no second vector per row; its rows are the tile).
-void FillRegisterTile(Kernel& k, const TargetInfo& target) {
+void FillRegisterTile(Kernel& k, const Target& target) {
   if (k.RangesOf(AxisType::kReduce).empty()) return;
   for (size_t i = 0; i < k.axes().size(); ++i) {
     const auto& a = k.axes()[i];
