@@ -1,5 +1,5 @@
 // GPT-2's byte-level BPE tokenizer: vocab.json + merges.txt in, token ids out and back. Strict parsing:
-// any malformed file is a tg::Error naming the file, line and fault. Text in for apps/gpt2.cc (DESIGN §8).
+// any malformed file is a tg::Error naming the file, line and fault. Text in for apps/gpt2.cc (README.md).
 #ifndef TG_APPS_BPE_TOKENIZER_H_
 #define TG_APPS_BPE_TOKENIZER_H_
 

@@ -1,5 +1,5 @@
 // A small GPT (pre-LN transformer blocks, causal self-attention, learned positions) over bytes, and
-// the text it trains on. The model of apps/gpt.cc and its smoke test; built from tg::nn (DESIGN §8).
+// the text it trains on. The model of apps/gpt.cc and its smoke test; built from tg::nn (README.md).
 #ifndef TG_APPS_CHAR_GPT_H_
 #define TG_APPS_CHAR_GPT_H_
 

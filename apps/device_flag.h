@@ -1,5 +1,5 @@
 // The apps' --device flag: makes the named device the default one, so layers, optimizers and batches
-// all land on it without passing a device to each (tinygrad's Device.DEFAULT; DESIGN §8).
+// all land on it without passing a device to each (tinygrad's Device.DEFAULT; README.md).
 #ifndef TG_APPS_DEVICE_FLAG_H_
 #define TG_APPS_DEVICE_FLAG_H_
 

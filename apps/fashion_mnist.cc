@@ -1,5 +1,5 @@
 // fashion_mnist: trains a small CNN on Fashion-MNIST with Adam under tg::Jit, then reports test accuracy.
-// The README's main command (DESIGN §8):   ./bazelw run -c opt //apps:fashion_mnist [-- --help]
+// The README's main command:   ./bazelw run -c opt //apps:fashion_mnist [-- --help]
 #include <algorithm>
 #include <cstdio>
 #include <numeric>

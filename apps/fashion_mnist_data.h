@@ -1,5 +1,5 @@
 // Fashion-MNIST as tensors: the four IDX .gz files Debian's dataset-fashion-mnist installs, validated
-// and uploaded. Data in for apps/fashion_mnist.cc (DESIGN §8), on top of apps/idx_reader.h.
+// and uploaded. Data in for apps/fashion_mnist.cc (README.md), on top of apps/idx_reader.h.
 #ifndef TG_APPS_FASHION_MNIST_DATA_H_
 #define TG_APPS_FASHION_MNIST_DATA_H_
 

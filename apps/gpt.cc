@@ -1,5 +1,5 @@
 // gpt: trains a small byte-level GPT (apps/char_gpt.h) with AdamW and a cosine schedule under tg::Jit,
-// printing the loss as it falls, then samples text from it (DESIGN §8).
+// printing the loss as it falls, then samples text from it (README.md).
 //   ./bazelw run -c opt //apps:gpt [-- --steps=N --text=FILE --save=gpt.safetensors --help]
 #include <cstdio>
 #include <random>

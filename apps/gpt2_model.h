@@ -1,5 +1,5 @@
 // GPT-2 inference from a Hugging Face-layout safetensors checkpoint: the full-sequence forward and a
-// fixed-size KV cache for decoding, one token per JIT replay. The model of apps/gpt2.cc (DESIGN §8).
+// fixed-size KV cache for decoding, one token per JIT replay. The model of apps/gpt2.cc (README.md).
 #ifndef TG_APPS_GPT2_MODEL_H_
 #define TG_APPS_GPT2_MODEL_H_
 

@@ -1,5 +1,5 @@
 // IDX files (the MNIST family's format), gzip-compressed or not: a strict parser and a file reader.
-// Data in for the apps (DESIGN §8): bytes to a validated array, before any tg::Tensor exists.
+// Data in for the apps (README.md): bytes to a validated array, before any tg::Tensor exists.
 #ifndef TG_APPS_IDX_READER_H_
 #define TG_APPS_IDX_READER_H_
 

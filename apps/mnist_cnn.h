@@ -1,5 +1,5 @@
 // The Fashion-MNIST model: tinygrad's beautiful_mnist CNN, narrowed so an epoch takes seconds, not
-// minutes, on two CPU cores. Used by apps/fashion_mnist.cc and its smoke test (DESIGN §8).
+// minutes, on two CPU cores. Used by apps/fashion_mnist.cc and its smoke test (README.md).
 #ifndef TG_APPS_MNIST_CNN_H_
 #define TG_APPS_MNIST_CNN_H_
 

@@ -1,5 +1,5 @@
 // A one-line training progress display for the apps: step count, named figures (loss, accuracy) and
-// steps/s, redrawn in place on a terminal and printed every ~10% otherwise. Host-side only (DESIGN §8).
+// steps/s, redrawn in place on a terminal and printed every ~10% otherwise. Host-side only (README.md).
 #ifndef TG_APPS_PROGRESS_H_
 #define TG_APPS_PROGRESS_H_
 

@@ -1,5 +1,5 @@
 // Capture: records the schedule items realize() runs, so tg::Jit can replay them later with other
-// buffers bound. The compiler half of DESIGN §5's JIT; frontend/jit.h is the user's half.
+// buffers bound. The compiler half of tg::Jit (docs/architecture.md); frontend/jit.h is the user's half.
 #ifndef TG_COMPILER_CAPTURE_H_
 #define TG_COMPILER_CAPTURE_H_
 

@@ -1,5 +1,5 @@
 // Linearizer: orders a kernel AST into one list of UOps with RANGE/END loop nesting.
-// Step "codegen -> linearize -> render" of DESIGN §2. Reduces become accumulators here.
+// Step "codegen -> linearize -> render" of the walk in docs/architecture.md. Reduces become accumulators here.
 #ifndef TG_COMPILER_LINEARIZE_H_
 #define TG_COMPILER_LINEARIZE_H_
 

@@ -1,5 +1,5 @@
 // Devices as the front end shows them: what the loaded plugins offer and which one is default.
-// A thin view of runtime/device_registry for apps, which see only the front end (DESIGN §1).
+// A thin view of runtime/device_registry for apps, which see only the front end (docs/architecture.md).
 #ifndef TG_FRONTEND_DEVICES_H_
 #define TG_FRONTEND_DEVICES_H_
 

@@ -1,5 +1,5 @@
 // Reverse-mode autodiff over the UOp graph: one rewrite rule per differentiable primitive.
-// Used by Tensor::backward / Tensor::gradient before anything is realized (DESIGN §4).
+// Used by Tensor::backward / Tensor::gradient before anything is realized (docs/architecture.md).
 #ifndef TG_FRONTEND_GRADIENT_H_
 #define TG_FRONTEND_GRADIENT_H_
 

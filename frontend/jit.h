@@ -1,5 +1,5 @@
 // tg::Jit: runs a function of tensors normally once, captures the kernels of its second call,
-// and from the third call on replays them with the new inputs' buffers (DESIGN §5, tinygrad's TinyJit).
+// and from the third call on replays them with the new inputs' buffers (docs/architecture.md; tinygrad's TinyJit).
 #ifndef TG_FRONTEND_JIT_H_
 #define TG_FRONTEND_JIT_H_
 

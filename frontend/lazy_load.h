@@ -1,5 +1,5 @@
 // Deferred uploads: BUFFER nodes whose bytes come from a callback the first time a realize needs them.
-// Private to the front end; every path into compiler::Realize calls RunPendingLoads first (DESIGN §2).
+// Private to the front end; every path into compiler::Realize calls RunPendingLoads first (docs/architecture.md).
 #ifndef TG_FRONTEND_LAZY_LOAD_H_
 #define TG_FRONTEND_LAZY_LOAD_H_
 

@@ -1,5 +1,5 @@
 // Shape arithmetic of the front end: axis normalization and numpy broadcasting, with the user
-// errors they raise. Used by tg::Tensor before it records any UOp (DESIGN §4).
+// errors they raise. Used by tg::Tensor before it records any UOp (docs/architecture.md).
 #ifndef TG_FRONTEND_SHAPE_UTIL_H_
 #define TG_FRONTEND_SHAPE_UTIL_H_
 

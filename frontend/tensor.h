@@ -1,5 +1,5 @@
 // tg::Tensor: the lazy tensor of tinygrad-cc. Every op records a UOp; nothing runs until a value
-// is asked for (realize, to_vector, item). The first step of DESIGN §2; API contract in DESIGN §4.
+// is asked for (realize, to_vector, item). The first step of the walk in docs/architecture.md.
 #ifndef TG_FRONTEND_TENSOR_H_
 #define TG_FRONTEND_TENSOR_H_
 

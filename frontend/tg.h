@@ -1,5 +1,5 @@
 // tinygrad-cc's public API: #include "frontend/tg.h", Bazel target //frontend:tg.
-// Lazy tensors (tg::Tensor) that compile to fused kernels for any device plugin (DESIGN §4).
+// Lazy tensors (tg::Tensor) that compile to fused kernels for any device plugin (docs/architecture.md).
 #ifndef TG_FRONTEND_TG_H_
 #define TG_FRONTEND_TG_H_
 

@@ -1,5 +1,5 @@
 // DType: a scalar type times a vector width, plus tinygrad's promotion lattice and constant conversion.
-// The bottom of the IR (DESIGN §3): every UOp of every stage of DESIGN §2 carries one.
+// The bottom of the IR (docs/architecture.md): every UOp of every stage of the compiler carries one.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Environment knobs (DEBUG, BEAM, NOOPT, TG_DEVICE ...) read the way tinygrad users expect.
-// Read by every stage of DESIGN §2; nothing here depends on the rest of the IR.
+// Read by every stage of the walk in docs/architecture.md; nothing here depends on the rest of the IR.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // tg::Error: the one exception type for errors a user can cause (bad shape, bad axis, bad name).
-// Thrown anywhere along the walk of DESIGN §2 and caught, if at all, by the application.
+// Thrown anywhere along the walk in docs/architecture.md and caught, if at all, by the application.
 #pragma once
 
 #include <stdexcept>

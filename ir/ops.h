@@ -1,5 +1,5 @@
 // Ops: the one enum of operations every UOp names, grouped as in tinygrad, with the group predicates.
-// Shared by every stage of DESIGN §2: the tensor graph, kernels, and linearized programs use one op set.
+// Shared by every stage (docs/architecture.md): the tensor graph, kernels, and linearized programs use one op set.
 #pragma once
 
 #include <cstdint>

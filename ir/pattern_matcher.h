@@ -1,5 +1,5 @@
 // Pat (tinygrad's UPat), PatternMatcher and graph_rewrite: the one rewrite engine of the project.
-// Every compiler pass of DESIGN §2 (schedule, codegen, symbolic, decompositions) and autograd is a rule set here.
+// Every compiler pass (docs/architecture.md: schedule, codegen, symbolic, decompositions) and autograd is a rule set.
 #pragma once
 
 #include <array>

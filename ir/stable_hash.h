@@ -1,5 +1,5 @@
 // StableHash: a hash of a UOp graph's structure (op, dtype, arg, src shape) that is the same in
-// every process, unlike UOp::hash(). Keys on-disk caches such as BEAM winners (DESIGN §5, §6).
+// every process, unlike UOp::hash(). Keys on-disk caches such as BEAM winners (docs/architecture.md).
 #pragma once
 
 #include <string>

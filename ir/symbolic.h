@@ -1,5 +1,5 @@
 // The symbolic simplifier: integer algebra with range analysis, div/mod folding, constant folding.
-// Runs in codegen (DESIGN §2) on index math after rangeify, and anywhere a pass wants canonical expressions.
+// Runs in codegen (docs/architecture.md) on index math after rangeify, and anywhere a pass wants canonical expressions.
 #pragma once
 
 #include <optional>

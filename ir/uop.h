@@ -1,5 +1,5 @@
 // UOp: the immutable, hash-consed graph node {op, dtype, src, arg} with derived shape and integer range.
-// Built by the front end as the lazy tensor graph and rewritten by every compiler stage of DESIGN §2.
+// Built by the front end as the lazy tensor graph and rewritten by every compiler stage (docs/architecture.md).
 #pragma once
 
 #include <concepts>

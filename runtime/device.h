@@ -1,5 +1,5 @@
 // device.h: one opened device of one plugin: compiles (with an in-memory program cache), launches,
-// copies and synchronizes. The end of DESIGN §2's walk: everything that runs goes through here.
+// copies and synchronizes. The end of the walk in docs/architecture.md: everything that runs goes through here.
 #ifndef TG_RUNTIME_DEVICE_H_
 #define TG_RUNTIME_DEVICE_H_
 

@@ -1,5 +1,5 @@
 // device_registry.h: every plugin found, every device they offer, and name -> Device lookup
-// (DESIGN §6). The entry point of the runtime: `DeviceRegistry::Global().GetDevice("CPU")`.
+// (docs/architecture.md). The entry point of the runtime: `DeviceRegistry::Global().GetDevice("CPU")`.
 #ifndef TG_RUNTIME_DEVICE_REGISTRY_H_
 #define TG_RUNTIME_DEVICE_REGISTRY_H_
 

@@ -1,4 +1,4 @@
-// DiskCache: the sqlite database of DESIGN §6 that outlives a process: compiled program binaries
+// DiskCache: the sqlite database that outlives a process: compiled program binaries
 // (behind Device::GetProgram) and BEAM winners (read and written by compiler/codegen/beam.cc).
 #ifndef TG_RUNTIME_DISK_CACHE_H_
 #define TG_RUNTIME_DISK_CACHE_H_

@@ -1,4 +1,4 @@
-// plugin_discovery.h: where the runtime looks for plugin files (DESIGN §6), in precedence order.
+// plugin_discovery.h: where the runtime looks for plugin files (docs/plugins.md), in precedence order.
 // Only lists paths; loading and validation are plugin_loader.h's job.
 #ifndef TG_RUNTIME_PLUGIN_DISCOVERY_H_
 #define TG_RUNTIME_PLUGIN_DISCOVERY_H_

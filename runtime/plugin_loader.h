@@ -1,5 +1,5 @@
-// plugin_loader.h: dlopen()s one plugin file and validates it step by step (DESIGN §6, ABI_NOTES
-// §7.5), so a broken plugin is reported with the exact reason and never crashes the host.
+// plugin_loader.h: dlopen()s one plugin file and validates it step by step (docs/plugins.md), so a broken
+// plugin is reported with the exact reason and never crashes the host.
 #ifndef TG_RUNTIME_PLUGIN_LOADER_H_
 #define TG_RUNTIME_PLUGIN_LOADER_H_
 

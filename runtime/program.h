@@ -1,4 +1,4 @@
-// program.h: a compiled kernel on one device (DESIGN §2: after render, before launch).
+// program.h: a compiled kernel on one device (after render, before launch: docs/architecture.md).
 // Created by Device::GetProgram and shared through the program cache; freed through the plugin.
 #ifndef TG_RUNTIME_PROGRAM_H_
 #define TG_RUNTIME_PROGRAM_H_

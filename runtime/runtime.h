@@ -1,5 +1,5 @@
 // runtime.h: the whole runtime API in one include, for the compiler and the front end.
-// DESIGN §2's last stage: device lookup, buffers, programs and launches (namespace tg::runtime).
+// The walk's last stage (docs/architecture.md): device lookup, buffers, programs and launches (namespace tg::runtime).
 #ifndef TG_RUNTIME_RUNTIME_H_
 #define TG_RUNTIME_RUNTIME_H_
 

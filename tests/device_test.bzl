@@ -1,4 +1,4 @@
-"""device_cc_test: one GoogleTest suite run once per device (DESIGN §8: CPU and OPENCL agree)."""
+"""device_cc_test: one GoogleTest suite run once per device (CPU and OPENCL agree)."""
 
 load("@rules_cc//cc:defs.bzl", "cc_test")
 

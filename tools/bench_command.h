@@ -1,5 +1,5 @@
 // bench_command.h: `tg bench`: runs the benchmark suite (//tools/bench:bench, found in tg's runfiles),
-// writes its JSON report and compares it against a baseline report (DESIGN §8).
+// writes its JSON report and compares it against a baseline report (README.md).
 #ifndef TG_TOOLS_BENCH_COMMAND_H_
 #define TG_TOOLS_BENCH_COMMAND_H_
 

@@ -1,5 +1,5 @@
 // devices_command.h: `tg devices`: every plugin found, its status and reason, and each device's props.
-// The user-facing view of runtime/device_registry.h (DESIGN §8).
+// The user-facing view of runtime/device_registry.h (README.md).
 #ifndef TG_TOOLS_DEVICES_COMMAND_H_
 #define TG_TOOLS_DEVICES_COMMAND_H_
 

@@ -1,4 +1,4 @@
-// tg_main.cc: the `tg` command line (DESIGN §8): subcommand dispatch and usage.
+// tg_main.cc: the `tg` command line (README.md): subcommand dispatch and usage.
 // `devices` and `bench` exist so far; cts and viz join as their rooms land.
 #include <cstring>
 #include <iostream>

@@ -1,5 +1,5 @@
 // BEAM=N: searches a kernel's opts by compiling and timing candidates on the device itself
-// (tinygrad's beam_search); winners are kept in the sqlite DiskCache. The codegen step of DESIGN §5.
+// (tinygrad's beam_search); winners are kept in the sqlite DiskCache. A codegen step (docs/architecture.md).
 #ifndef TG_COMPILER_CODEGEN_BEAM_H_
 #define TG_COMPILER_CODEGEN_BEAM_H_
 

@@ -1,5 +1,5 @@
 // Codegen: one kernel AST (from compiler/schedule) to source text plus its launch grid.
-// Runs the codegen steps of DESIGN §2 in order: simplify, launch dims, linearize, render.
+// Runs the codegen steps of the walk in docs/architecture.md in order: simplify, launch dims, linearize, render.
 #ifndef TG_COMPILER_CODEGEN_CODEGEN_H_
 #define TG_COMPILER_CODEGEN_CODEGEN_H_
 

@@ -1,5 +1,5 @@
 // Dtype decompositions: arithmetic in types a device cannot compute in runs in float32 instead.
-// A codegen step of DESIGN §2 before opts: bfloat16 is storage only on every dialect we render.
+// A codegen step of the walk in docs/architecture.md before opts: bfloat16 is storage only on every dialect we render.
 #ifndef TG_COMPILER_CODEGEN_DTYPE_DECOMP_H_
 #define TG_COMPILER_CODEGEN_DTYPE_DECOMP_H_
 

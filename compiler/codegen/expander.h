@@ -1,5 +1,5 @@
 // Expander: removes UPCAST/UNROLL loops by copying the work once per value of the loop.
-// A codegen step of DESIGN §2 after opts; the vectorizer handles the one axis it can vectorize.
+// A codegen step of the walk in docs/architecture.md after opts; the vectorizer handles the one axis it can vectorize.
 #ifndef TG_COMPILER_CODEGEN_EXPANDER_H_
 #define TG_COMPILER_CODEGEN_EXPANDER_H_
 

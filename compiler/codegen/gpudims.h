@@ -1,5 +1,5 @@
 // Launch dimensions: turns a kernel's GLOBAL and LOCAL loops into workgroup and work-item ids.
-// A codegen step of DESIGN §2, run after opts and expansion, before linearize.
+// A codegen step of the walk in docs/architecture.md, run after opts and expansion, before linearize.
 #ifndef TG_COMPILER_CODEGEN_GPUDIMS_H_
 #define TG_COMPILER_CODEGEN_GPUDIMS_H_
 

@@ -1,5 +1,5 @@
 // The hand-coded optimizer: picks opts for a kernel from the device's reported properties.
-// The default of DESIGN §5 when BEAM search is off (tinygrad's hand_coded_optimizations).
+// The default when BEAM search is off (tinygrad's hand_coded_optimizations; docs/architecture.md).
 #ifndef TG_COMPILER_CODEGEN_HEURISTIC_H_
 #define TG_COMPILER_CODEGEN_HEURISTIC_H_
 

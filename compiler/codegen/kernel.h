@@ -1,5 +1,5 @@
 // Kernel: a kernel AST being optimized, with the role (AxisType) of each of its loops.
-// Opts split loops here; expander, vectorizer and gpudims then lower the roles (DESIGN §5).
+// Opts split loops here; expander, vectorizer and gpudims then lower the roles (docs/architecture.md).
 #ifndef TG_COMPILER_CODEGEN_KERNEL_H_
 #define TG_COMPILER_CODEGEN_KERNEL_H_
 

@@ -1,5 +1,5 @@
 // Opt: one optimization step on a kernel's loops (tinygrad's Opt), and the roles loops can have.
-// Chosen by the heuristic or BEAM search and applied by Kernel::Apply (DESIGN §5).
+// Chosen by the heuristic or BEAM search and applied by Kernel::Apply (docs/architecture.md).
 #ifndef TG_COMPILER_CODEGEN_OPT_H_
 #define TG_COMPILER_CODEGEN_OPT_H_
 

@@ -1,7 +1,7 @@
 // Transcendentals as polynomials: EXP2, LOG2 and SIN rewritten into + * compares, selects, casts,
 // bit casts and integer ops (tinygrad's codegen/decomp/transcendental.py, SLEEF's algorithms), for
 // dialects that lack them and for CPU vectors, where a libm call per lane stops vectorization.
-// A codegen step of DESIGN §2 after opts, before the expander and vectorizer.
+// A codegen step of the walk in docs/architecture.md after opts, before the expander and vectorizer.
 #ifndef TG_COMPILER_CODEGEN_TRANSCENDENTAL_H_
 #define TG_COMPILER_CODEGEN_TRANSCENDENTAL_H_
 

@@ -1,5 +1,5 @@
 // Vectorizer: turns one expanded loop of n iterations into n-wide vector values (CPU SIMD).
-// A codegen step of DESIGN §2 after opts; what cannot be a vector op is computed lane by lane.
+// A codegen step of the walk in docs/architecture.md after opts; what cannot be a vector op is computed lane by lane.
 #ifndef TG_COMPILER_CODEGEN_VECTORIZER_H_
 #define TG_COMPILER_CODEGEN_VECTORIZER_H_
 

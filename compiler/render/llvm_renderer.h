@@ -1,5 +1,5 @@
 // LlvmRenderer: the "llvm-ir" dialect: LLVM IR text with the "c" dialect's calling convention.
-// The render step of DESIGN §2 for CPU plugins that JIT LLVM IR; the compiler writes text and never links LLVM.
+// The render step (docs/architecture.md) for CPU plugins that JIT LLVM IR; we write text and never link LLVM.
 #ifndef TG_COMPILER_RENDER_LLVM_RENDERER_H_
 #define TG_COMPILER_RENDER_LLVM_RENDERER_H_
 

@@ -1,5 +1,5 @@
 // PtxRenderer: the "ptx" dialect: NVIDIA PTX assembly text for one sm_XX target.
-// The render step of DESIGN §2 for the CUDA plugin's ptx path (checked with ptxas in tests/compiler).
+// The render step (docs/architecture.md) for the CUDA plugin's ptx path (checked with ptxas in tests/compiler).
 #ifndef TG_COMPILER_RENDER_PTX_RENDERER_H_
 #define TG_COMPILER_RENDER_PTX_RENDERER_H_
 

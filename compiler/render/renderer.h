@@ -1,5 +1,5 @@
 // Renderer: turns a linearized kernel into source text in one dialect a device accepts.
-// The last compiler step of DESIGN §2 before runtime/program_cache; one subclass per dialect.
+// The last compiler step of the walk in docs/architecture.md before runtime/program_cache; one subclass per dialect.
 #ifndef TG_COMPILER_RENDER_RENDERER_H_
 #define TG_COMPILER_RENDER_RENDERER_H_
 

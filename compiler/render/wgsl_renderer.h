@@ -1,5 +1,5 @@
 // WgslRenderer: the "wgsl" dialect: a WebGPU compute shader per kernel.
-// The render step of DESIGN §2 for a WebGPU device; no runtime here, so tests check it as text (goldens).
+// The render step (docs/architecture.md) for a WebGPU device; no runtime here, so tests check it as text (goldens).
 #ifndef TG_COMPILER_RENDER_WGSL_RENDERER_H_
 #define TG_COMPILER_RENDER_WGSL_RENDERER_H_
 

@@ -1,5 +1,5 @@
 // Rangeify: turns one kernel's tensor graph into index math over RANGE loop variables.
-// Step "schedule -> kernel AST" of DESIGN §2; movement ops become index expressions (DESIGN §3).
+// Step "schedule -> kernel AST" of the walk in docs/architecture.md; movement ops become index expressions.
 #ifndef TG_COMPILER_SCHEDULE_RANGEIFY_H_
 #define TG_COMPILER_SCHEDULE_RANGEIFY_H_
 

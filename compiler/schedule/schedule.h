@@ -1,5 +1,5 @@
 // Scheduler: cuts the tensor graph of the tensors being realized into kernels and orders them.
-// Step 2 of DESIGN §2: decides what becomes a buffer (fusion rules), then rangeifies each kernel.
+// Step 2 of the walk (docs/architecture.md): decides what becomes a buffer (fusion rules), then rangeifies each kernel.
 #ifndef TG_COMPILER_SCHEDULE_SCHEDULE_H_
 #define TG_COMPILER_SCHEDULE_SCHEDULE_H_
 

@@ -1,5 +1,5 @@
 // One unit of work of a schedule: a kernel to compile and launch, or a copy between devices.
-// Produced by compiler/schedule/schedule.cc, consumed by compiler/realize.cc (DESIGN §2).
+// Produced by compiler/schedule/schedule.cc, consumed by compiler/realize.cc (docs/architecture.md).
 #ifndef TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
 #define TG_COMPILER_SCHEDULE_SCHEDULE_ITEM_H_
 

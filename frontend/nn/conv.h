@@ -1,5 +1,5 @@
 // tg::nn convolution layers: Conv2d (any number of spatial axes), Conv1d, ConvTranspose2d/1d, initialised
-// as tinygrad's (weight and bias uniform +-1/sqrt(in_channels * prod(kernel))). Layers of DESIGN §4's tg::nn.
+// as tinygrad's (weight and bias uniform +-1/sqrt(in_channels * prod(kernel))). Layers of tg::nn.
 #ifndef TG_FRONTEND_NN_CONV_H_
 #define TG_FRONTEND_NN_CONV_H_
 

@@ -1,5 +1,5 @@
 // tg::nn::Dropout: zeroes elements with probability p while training (tg::Training), else identity.
-// A stateless layer of DESIGN §4's tg::nn, so it can sit in a Sequential.
+// A stateless layer of tg::nn, so it can sit in a Sequential.
 #ifndef TG_FRONTEND_NN_DROPOUT_H_
 #define TG_FRONTEND_NN_DROPOUT_H_
 

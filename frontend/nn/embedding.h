@@ -1,5 +1,5 @@
 // tg::nn::Embedding: a lookup table of vocab_size rows (glorot-uniform, as tinygrad), indexed by ints.
-// A layer of DESIGN §4's tg::nn; the lookup is a one-hot masked sum, so it fuses and differentiates.
+// A layer of tg::nn; the lookup is a one-hot masked sum, so it fuses and differentiates.
 #ifndef TG_FRONTEND_NN_EMBEDDING_H_
 #define TG_FRONTEND_NN_EMBEDDING_H_
 

@@ -1,5 +1,5 @@
 // tg::nn::Linear: y = x W^T + b, tinygrad's nn.Linear (weight (out, in), uniform +-1/sqrt(in)).
-// A layer of DESIGN §4's tg::nn: a plain struct, called like a function, walked by StateVisitor.
+// A layer of tg::nn: a plain struct, called like a function, walked by StateVisitor.
 #ifndef TG_FRONTEND_NN_LINEAR_H_
 #define TG_FRONTEND_NN_LINEAR_H_
 

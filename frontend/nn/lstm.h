@@ -1,5 +1,5 @@
 // tg::nn::LSTMCell: one step of a long short-term memory cell, initialised as tinygrad's nn.LSTMCell
-// (weights uniform +-1/sqrt(hidden), biases zero). A layer of DESIGN §4's tg::nn.
+// (weights uniform +-1/sqrt(hidden), biases zero). A layer of tg::nn.
 #ifndef TG_FRONTEND_NN_LSTM_H_
 #define TG_FRONTEND_NN_LSTM_H_
 

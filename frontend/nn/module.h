@@ -1,5 +1,5 @@
 // tg::nn reflection: how a model lists its tensors, so parameters(), get_state_dict() and load_state_dict()
-// work on any struct of layers. The front end of DESIGN §4; nothing here runs kernels.
+// work on any struct of layers. The front end's tg::nn; nothing here runs kernels.
 //
 // A model is any struct with a `void visit(tg::nn::StateVisitor& v)` member that names its members,
 // in the order tinygrad's get_state_dict would walk them:

@@ -1,5 +1,5 @@
 // tg::nn, all of it: #include "frontend/nn/nn.h", Bazel target //frontend/nn. Layers, parameters(),
-// tg::Training, optimizers, schedules, state dicts and safetensors, on top of tg::Tensor (DESIGN §4).
+// tg::Training, optimizers, schedules, state dicts and safetensors, on top of tg::Tensor (docs/architecture.md).
 #ifndef TG_FRONTEND_NN_NN_H_
 #define TG_FRONTEND_NN_NN_H_
 

@@ -1,5 +1,5 @@
 // tg::nn normalisation layers: BatchNorm, LayerNorm, GroupNorm, InstanceNorm, RMSNorm, with tinygrad's
-// defaults (affine weight 1, bias 0). Layers of DESIGN §4's tg::nn.
+// defaults (affine weight 1, bias 0). Layers of tg::nn.
 #ifndef TG_FRONTEND_NN_NORM_H_
 #define TG_FRONTEND_NN_NORM_H_
 

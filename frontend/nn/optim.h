@@ -1,5 +1,5 @@
 // tg::nn optimizers: SGD, LARS, Adam, AdamW, LAMB, ported from tinygrad's nn/optim.py (SGD is LARS without
-// the trust ratio; Adam and AdamW are LAMB without it). step() is one schedule (DESIGN §2) for every update.
+// the trust ratio; Adam and AdamW are LAMB without it). step() is one schedule (docs/architecture.md) for every update.
 #ifndef TG_FRONTEND_NN_OPTIM_H_
 #define TG_FRONTEND_NN_OPTIM_H_
 

@@ -1,5 +1,5 @@
 // tg::nn safetensors IO: safe_load (lazy, memory-mapped), safe_load_metadata and safe_save, for every
-// dtype the format and tinygrad-cc share. Files in, tensors out: the loading end of DESIGN §4's state/.
+// dtype the format and tinygrad-cc share. Files in, tensors out: the loading end of tg::nn's state.
 #ifndef TG_FRONTEND_NN_SAFETENSORS_H_
 #define TG_FRONTEND_NN_SAFETENSORS_H_
 

@@ -1,5 +1,5 @@
 // tg::nn::Sequential: a type-erased list of layers and functions applied in order, named "0", "1", ...
-// in the state dict as a Python list of layers is. A container of DESIGN §4's tg::nn.
+// in the state dict as a Python list of layers is. A container of tg::nn.
 #ifndef TG_FRONTEND_NN_SEQUENTIAL_H_
 #define TG_FRONTEND_NN_SEQUENTIAL_H_
 

@@ -1,5 +1,5 @@
 // tg::Training: the RAII scope of tinygrad's Tensor.training / TRAINING context. While one lives,
-// dropout drops, BatchNorm uses and updates batch statistics, and optimizers may step (DESIGN §4).
+// dropout drops, BatchNorm uses and updates batch statistics, and optimizers may step (docs/architecture.md).
 #ifndef TG_FRONTEND_NN_TRAINING_H_
 #define TG_FRONTEND_NN_TRAINING_H_
 

@@ -1,5 +1,5 @@
 // tg::onnx: loads an .onnx file (ONNX ModelProto) and runs its graph as lazy tg::Tensor ops, so an
-// imported model compiles, fuses and runs on every device like hand-written code (DESIGN §4, front end).
+// imported model compiles, fuses and runs on every device like hand-written code (docs/architecture.md).
 //
 //   tg::onnx::Model m = tg::onnx::load("model.onnx");
 //   for (const tg::onnx::ValueInfo& v : m.inputs()) ...          // names, dtypes, shapes ("batch" dims)

@@ -1,5 +1,5 @@
 // simd.cc: Highway dynamic dispatch (compiled once per target via foreach_target.h; the Bazel
-// build defines HWY_WANT_AVX3_DL and never passes -march=native, see BUILD_NOTES).
+// build defines HWY_WANT_AVX3_DL and never passes -march=native, see plugins/cpu/BUILD.bazel).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "plugins/cpu/simd.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -1,5 +1,5 @@
 // cts_case.h: one conformance case, and how a case passes, fails or skips.
-// The unit of the CTS (plugins/cts, DESIGN §7, ABI_NOTES §7.6): tier files list Cases, the runner runs them.
+// The unit of the CTS (plugins/cts, docs/plugins.md): tier files list Cases, the runner runs them.
 #ifndef TG_PLUGINS_CTS_CTS_CASE_H_
 #define TG_PLUGINS_CTS_CTS_CASE_H_
 

@@ -1,5 +1,5 @@
 // cts_runner.h: runs the selected cases one by one and tallies PASS / FAIL / SKIP / XFAIL / XPASS.
-// The CTS's driver loop (ABI_NOTES §7.6): filters, expected-failure lists, crash and hang guards.
+// The CTS's driver loop (docs/plugins.md): filters, expected-failure lists, crash and hang guards.
 #ifndef TG_PLUGINS_CTS_CTS_RUNNER_H_
 #define TG_PLUGINS_CTS_CTS_RUNNER_H_
 

@@ -1,5 +1,5 @@
 // kernel_corpus.h: the kernels the CTS runs, one file per kernel and dialect under kernels/<dialect>/.
-// Shipped as data so a vendor can read, compile and debug each one by hand (ABI_NOTES §7.6).
+// Shipped as data so a vendor can read, compile and debug each one by hand (docs/plugins.md).
 #ifndef TG_PLUGINS_CTS_KERNEL_CORPUS_H_
 #define TG_PLUGINS_CTS_KERNEL_CORPUS_H_
 

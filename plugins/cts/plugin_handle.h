@@ -1,5 +1,5 @@
 // plugin_handle.h: the plugin under test, loaded the way the host loader does it, plus error helpers.
-// The CTS's view of one .so (DESIGN §7): the T0 load steps of ABI_NOTES §7.5 and what they found.
+// The CTS's view of one .so (docs/plugins.md): the T0 load steps of the host loader and what they found.
 #ifndef TG_PLUGINS_CTS_PLUGIN_HANDLE_H_
 #define TG_PLUGINS_CTS_PLUGIN_HANDLE_H_
 

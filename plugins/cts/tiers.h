@@ -1,4 +1,4 @@
-// tiers.h: the case lists of the five CTS tiers, one file each (ABI_NOTES §7.6).
+// tiers.h: the case lists of the five CTS tiers, one file each (docs/plugins.md).
 // The runner runs them in this order; a tier's cases run in the order listed.
 #ifndef TG_PLUGINS_CTS_TIERS_H_
 #define TG_PLUGINS_CTS_TIERS_H_

@@ -10,7 +10,7 @@
 namespace tg_hip {
 
 // "gfx90a, gfx908, gfx1030": hiprtc in libamdhip64 5.2.3 calls abort() for gfx1100 and gfx942
-// (BUILD_NOTES), which would take the host process down, so nothing else reaches it.
+//, which would take the host process down, so nothing else reaches it.
 const char* AllowedArchList();
 bool ArchAllowed(const std::string& arch);
 

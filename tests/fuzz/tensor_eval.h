@@ -1,4 +1,4 @@
-// Runs a fuzz::Program through tg::Tensor on one device: the whole compiler path of DESIGN §2.
+// Runs a fuzz::Program through tg::Tensor on one device: the whole compiler path (docs/architecture.md).
 // The other side of differential testing; reference_eval.h is the float64 truth it is compared with.
 #ifndef TG_TESTS_FUZZ_TENSOR_EVAL_H_
 #define TG_TESTS_FUZZ_TENSOR_EVAL_H_

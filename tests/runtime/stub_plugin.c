@@ -1,4 +1,4 @@
-/* stub_plugin.c: deliberately broken plugins, one per loader error path (ABI_NOTES §7.5).
+/* stub_plugin.c: deliberately broken plugins, one per loader error path (docs/plugins.md).
  * Built once per STUB_* define (see BUILD.bazel); each variant breaks exactly one rule. */
 #include <signal.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // report.h: the benchmark suite's results as data: records, their JSON file, and the comparison of a
-// run against a baseline that `tg bench --compare` prints (DESIGN §8). No timing here: it is pure
+// run against a baseline that `tg bench --compare` prints (README.md). No timing here: it is pure
 // data handling so a small unit test can cover it.
 #ifndef TG_TOOLS_BENCH_REPORT_H_
 #define TG_TOOLS_BENCH_REPORT_H_
