@@ -7,11 +7,12 @@
 namespace tg {
 
 DeviceSet DeviceSet::FromName(std::string_view name) {
-  std::string_view inner = absl::StripAsciiWhitespace(name);
+  std::string inner(absl::StripAsciiWhitespace(std::string(name)));
   if (inner.size() < 2 || inner.front() != '(' || inner.back() != ')') return DeviceSet({std::string(name)});
   std::vector<std::string> out;
-  for (std::string_view part : absl::StrSplit(inner.substr(1, inner.size() - 2), ','))
-    if (std::string_view p = absl::StripAsciiWhitespace(part); !p.empty()) out.emplace_back(p);
+  std::vector<std::string> parts = absl::StrSplit(inner.substr(1, inner.size() - 2), ',');
+  for (const std::string& part : parts)
+    if (std::string p(absl::StripAsciiWhitespace(part)); !p.empty()) out.push_back(p);
   return DeviceSet(std::move(out));
 }
 
