@@ -87,27 +87,27 @@ Tensor Tensor::from_bytes(const void* data, size_t bytes, DType dtype, std::opti
                 " (" + std::to_string(Numel(s)) + " elements)");
   std::string dev = CanonicalDevice(device);
   std::vector<UOpRef> copies;  // one per device: a tuple device gets the data replicated
-  const DeviceSet devices = DeviceSet::FromName(dev);  // named: a range-for over a temporary's member dangles
-  for (const std::string& d : devices.names()) {
+  const DeviceSet devices = DeviceSet::FromName(dev);  // named: the loop must not iterate a temporary's list
+  for (const std::string& d : devices) {
     UOpRef buffer = compiler::NewBufferNode(d, dtype, static_cast<int64_t>(count));
     if (count > 0) compiler::ThrowIfError(compiler::RuntimeBuffer(buffer)->CopyIn(data, bytes));
     copies.push_back(s == buffer->shape() ? buffer : buffer->reshape(s));
   }
   if (copies.size() == 1) return Tensor(copies[0], dev);
-  return Tensor(MakeMulti(std::move(copies), -1, devices.names()), dev);
+  return Tensor(MakeMulti(std::move(copies), -1, devices), dev);
 }
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, std::string_view device) {
   CheckShape(shape, "empty");
   std::string dev = CanonicalDevice(device);
   std::vector<UOpRef> buffers;
-  const DeviceSet devices = DeviceSet::FromName(dev);
-  for (const std::string& d : devices.names()) {
+  const DeviceSet devices = DeviceSet::FromName(dev);  // named: the loop must not iterate a temporary's list
+  for (const std::string& d : devices) {
     UOpRef buffer = compiler::NewBufferNode(d, dtype, Numel(shape));
     buffers.push_back(shape == buffer->shape() ? buffer : buffer->reshape(shape));
   }
   if (buffers.size() == 1) return Tensor(buffers[0], dev);
-  return Tensor(MakeMulti(std::move(buffers), -1, devices.names()), dev);
+  return Tensor(MakeMulti(std::move(buffers), -1, devices), dev);
 }
 
 Tensor Tensor::full(const Shape& shape, Scalar value, std::optional<DType> dtype, std::string_view device) {
