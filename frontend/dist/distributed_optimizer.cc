@@ -27,9 +27,7 @@ Tensor DistributedOptimizer::flat_gradients() const {
     if (!p.has_grad())
       throw Error("DistributedOptimizer: a parameter of shape " + ShapeString(p.shape()) +
                   " has no gradient; call backward() on a loss that uses every parameter first");
-    // contiguous(): each gradient gets its own kernel and buffer first. Without it the scheduler fuses every
-    // gradient's reduce into the one concatenating kernel, which then recomputes them per element.
-    pieces.push_back(p.grad().cast(dtypes::float32).flatten().contiguous());
+    pieces.push_back(p.grad().cast(dtypes::float32).flatten());
   }
   if (pieces.empty()) return Tensor::zeros({0}, dtypes::float32);
   return pieces[0].cat(std::vector<Tensor>(pieces.begin() + 1, pieces.end()), 0);
