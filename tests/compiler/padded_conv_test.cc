@@ -6,7 +6,7 @@
 #include <random>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"

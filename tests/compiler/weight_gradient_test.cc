@@ -8,7 +8,7 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
-#include "compiler/schedule.h"
+#include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
@@ -67,7 +67,7 @@ std::vector<float> HostWeightGradient(const std::vector<float>& g, const std::ve
 
 std::string OptsOf(const UOpRef& ast) {
   Kernel k = StartKernel(ast, Cpu());
-  ApplyHeuristic(k, CodegenTarget(Cpu()));
+  ApplyHeuristic(k, Target::For(Cpu()));
   std::vector<std::string> opts;
   for (const Opt& o : k.applied()) opts.push_back(o.str());
   return absl::StrJoin(opts, ", ");
@@ -79,7 +79,7 @@ TEST(WeightGradient, StridedStoreStillGetsVectorsAndATile) {
   Tensor dw = PatchWeightGradient(Random(c.rows * c.outs, 1), Random(c.rows * c.taps, 2), c);
   UOpRef ast = ReduceKernelAst(dw);
   Kernel k = StartKernel(ast, Cpu());
-  ApplyHeuristic(k, CodegenTarget(Cpu()));
+  ApplyHeuristic(k, Target::For(Cpu()));
   int expanded = 0;
   for (const auto& axis : k.axes()) expanded += axis.type == AxisType::kUpcast;
   EXPECT_GE(expanded, 2) << "expected a vector axis and a tile over the taps: " << OptsOf(ast);
