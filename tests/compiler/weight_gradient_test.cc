@@ -12,17 +12,12 @@
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
+#include "tests/frontend/test_util.h"
 
 namespace tg::compiler {
 namespace {
 
-std::vector<float> Random(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1, 1);
-  std::vector<float> v(n);
-  for (float& x : v) x = d(rng);
-  return v;
-}
+std::vector<float> Random(size_t n, uint32_t seed) { return testing::RandomFloats(n, seed, -1.0f, 1.0f); }
 
 const runtime::DeviceInfo& Cpu() { return runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info(); }
 
