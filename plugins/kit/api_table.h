@@ -105,6 +105,18 @@ inline tg_plugin_api BaseApi(const char* name, const char* version) {
   return api;
 }
 
+// An extension record of type |Ext| (whose first member is `tg_ext base`) with its header filled
+// in and every function pointer NULL, for the plugin to set; |next| continues the chain.
+template <typename Ext>
+Ext NewExtension(const char* name, uint32_t version, const tg_ext* next = nullptr) {
+  Ext ext{};
+  ext.base.struct_size = sizeof ext;
+  ext.base.name = name;
+  ext.base.version = version;
+  ext.base.next = next;
+  return ext;
+}
+
 // What tg_plugin_get_api returns: |api| for a host of the same major, NULL for any other (the one
 // case the ABI allows NULL).
 inline const tg_plugin_api* ApiForHost(uint32_t host_abi_major, const tg_plugin_api* api) noexcept {
