@@ -21,19 +21,12 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("CUDA", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_cuda);  // one in-order stream per device: no stream_create
-  api.device_count = tg_kit::DeviceCountEntry<&DeviceCount>;
-  api.unavailable_reason = tg_kit::UnavailableReasonEntry<&DeviceCount>;
   // "tg.native_handles" (CUdeviceptr, CUstream: NCCL), then "tg.compile_only" (NVRTC without a GPU).
   api.extensions = NativeHandlesExtension(CompileOnlyExtension());
   return api;
 }
 
-const tg_plugin_api kApi = MakeApi();
-
 }  // namespace
 }  // namespace tg_cuda
 
-extern "C" TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major,
-                                                            uint32_t /*host_abi_minor*/) {
-  return tg_kit::ApiForHost(host_abi_major, &tg_cuda::kApi);
-}
+TG_KIT_EXPORT_PLUGIN_API(tg_cuda::MakeApi)

@@ -20,18 +20,11 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("HIP", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_hip);  // one in-order stream per device: no stream_create
-  api.device_count = tg_kit::DeviceCountEntry<&DeviceCount>;
-  api.unavailable_reason = tg_kit::UnavailableReasonEntry<&DeviceCount>;
   api.extensions = CompileOnlyExtension();  // "tg.compile_only": hiprtc without a GPU
   return api;
 }
 
-const tg_plugin_api kApi = MakeApi();
-
 }  // namespace
 }  // namespace tg_hip
 
-extern "C" TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major,
-                                                            uint32_t /*host_abi_minor*/) {
-  return tg_kit::ApiForHost(host_abi_major, &tg_hip::kApi);
-}
+TG_KIT_EXPORT_PLUGIN_API(tg_hip::MakeApi)

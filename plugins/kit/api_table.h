@@ -3,13 +3,16 @@
 // A C++ plugin writes its implementation as ordinary functions that may throw, and the kit turns
 // each into the C entry point the table needs (Entry<&Fn>: same signature, exceptions caught by
 // plugin_error.h's guards). BaseApi fills what every such plugin fills the same way. Plugins that
-// name their functions as below (OpenDevice, CloseDevice, ..., EventTiming, in one namespace)
-// set all of those slots at once with TG_KIT_SET_ENTRIES; anything else is set by hand:
+// name their functions as TG_KIT_SET_ENTRIES below expects (DeviceCount, OpenDevice, ...,
+// EventTiming, in one namespace) set all of those slots at once; anything else is set by hand:
 //
-//   tg_plugin_api api = tg_kit::BaseApi("ACME", "0.1.0");
-//   TG_KIT_SET_ENTRIES(api, acme);
-//   api.device_count = tg_kit::DeviceCountEntry<&acme::DeviceCount>;
-//   api.extensions = acme::Extensions();
+//   tg_plugin_api MakeApi() {
+//     tg_plugin_api api = tg_kit::BaseApi("ACME", "0.1.0");
+//     TG_KIT_SET_ENTRIES(api, acme);
+//     api.extensions = acme::Extensions();
+//     return api;
+//   }
+//   TG_KIT_EXPORT_PLUGIN_API(MakeApi)
 #ifndef TG_PLUGINS_KIT_API_TABLE_H_
 #define TG_PLUGINS_KIT_API_TABLE_H_
 
@@ -88,6 +91,17 @@ const char* UnavailableReasonEntry() noexcept {
   }
 }
 
+// The unavailable_reason slot for |Count|: NULL (no reason to give) when |Count| takes none, as
+// for a device that is always there.
+template <auto Count>
+constexpr auto UnavailableReasonFor() -> const char* (*)() {
+  if constexpr (std::is_invocable_v<decltype(Count)>) {
+    return nullptr;
+  } else {
+    return &UnavailableReasonEntry<Count>;
+  }
+}
+
 // A table with the sizes and versions of this header, |name| and |version| (static strings), the
 // kit's error object and a reference-counted initialize/shutdown; every other slot is NULL.
 inline tg_plugin_api BaseApi(const char* name, const char* version) {
@@ -126,27 +140,40 @@ inline const tg_plugin_api* ApiForHost(uint32_t host_abi_major, const tg_plugin_
 }  // namespace tg_kit
 
 // Sets the device, memory, program, launch and event slots of |api| to the guarded functions of
-// namespace |ns| named after them. Streams stay NULL (the default stream only) unless set after.
-#define TG_KIT_SET_ENTRIES(api, ns)                                 \
-  do {                                                              \
-    (api).device_open = ::tg_kit::Entry<&ns::OpenDevice>;           \
-    (api).device_close = ::tg_kit::Entry<&ns::CloseDevice>;         \
-    (api).device_props = ::tg_kit::Entry<&ns::GetDeviceProps>;      \
-    (api).buffer_alloc = ::tg_kit::Entry<&ns::BufferAlloc>;         \
-    (api).buffer_free = ::tg_kit::Entry<&ns::BufferFree>;           \
-    (api).copy_h2d = ::tg_kit::Entry<&ns::CopyH2D>;                 \
-    (api).copy_d2h = ::tg_kit::Entry<&ns::CopyD2H>;                 \
-    (api).copy_d2d = ::tg_kit::Entry<&ns::CopyD2D>;                 \
-    (api).program_compile = ::tg_kit::Entry<&ns::ProgramCompile>;   \
-    (api).program_load = ::tg_kit::Entry<&ns::ProgramLoad>;         \
-    (api).program_binary = ::tg_kit::Entry<&ns::ProgramBinary>;     \
-    (api).program_destroy = ::tg_kit::Entry<&ns::ProgramDestroy>;   \
-    (api).launch = ::tg_kit::Entry<&ns::Launch>;                    \
-    (api).stream_sync = ::tg_kit::Entry<&ns::StreamSync>;           \
-    (api).event_wait = ::tg_kit::Entry<&ns::EventWait>;             \
-    (api).event_query = ::tg_kit::Entry<&ns::EventQuery>;           \
-    (api).event_destroy = ::tg_kit::Entry<&ns::EventDestroy>;       \
-    (api).event_timing_ns = ::tg_kit::Entry<&ns::EventTiming>;      \
+// namespace |ns| named after them; device_count and unavailable_reason both come from
+// ns::DeviceCount (see DeviceCountEntry). Streams stay NULL (the default stream only) unless set
+// after.
+#define TG_KIT_SET_ENTRIES(api, ns)                                                                \
+  do {                                                                                             \
+    (api).device_count = ::tg_kit::DeviceCountEntry<&ns::DeviceCount>;                             \
+    (api).unavailable_reason = ::tg_kit::UnavailableReasonFor<&ns::DeviceCount>();                 \
+    (api).device_open = ::tg_kit::Entry<&ns::OpenDevice>;                                          \
+    (api).device_close = ::tg_kit::Entry<&ns::CloseDevice>;                                        \
+    (api).device_props = ::tg_kit::Entry<&ns::GetDeviceProps>;                                     \
+    (api).buffer_alloc = ::tg_kit::Entry<&ns::BufferAlloc>;                                        \
+    (api).buffer_free = ::tg_kit::Entry<&ns::BufferFree>;                                          \
+    (api).copy_h2d = ::tg_kit::Entry<&ns::CopyH2D>;                                                \
+    (api).copy_d2h = ::tg_kit::Entry<&ns::CopyD2H>;                                                \
+    (api).copy_d2d = ::tg_kit::Entry<&ns::CopyD2D>;                                                \
+    (api).program_compile = ::tg_kit::Entry<&ns::ProgramCompile>;                                  \
+    (api).program_load = ::tg_kit::Entry<&ns::ProgramLoad>;                                        \
+    (api).program_binary = ::tg_kit::Entry<&ns::ProgramBinary>;                                    \
+    (api).program_destroy = ::tg_kit::Entry<&ns::ProgramDestroy>;                                  \
+    (api).launch = ::tg_kit::Entry<&ns::Launch>;                                                   \
+    (api).stream_sync = ::tg_kit::Entry<&ns::StreamSync>;                                          \
+    (api).event_wait = ::tg_kit::Entry<&ns::EventWait>;                                            \
+    (api).event_query = ::tg_kit::Entry<&ns::EventQuery>;                                          \
+    (api).event_destroy = ::tg_kit::Entry<&ns::EventDestroy>;                                      \
+    (api).event_timing_ns = ::tg_kit::Entry<&ns::EventTiming>;                                     \
   } while (false)
+
+// Defines the plugin's one exported symbol: the table |make_api()| builds, made on the first call
+// (thread-safe), for a host of the same ABI major.
+#define TG_KIT_EXPORT_PLUGIN_API(make_api)                                                         \
+  extern "C" TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major,             \
+                                                              uint32_t /*host_abi_minor*/) {       \
+    static const tg_plugin_api api = make_api();                                                   \
+    return ::tg_kit::ApiForHost(host_abi_major, &api);                                             \
+  }
 
 #endif  // TG_PLUGINS_KIT_API_TABLE_H_

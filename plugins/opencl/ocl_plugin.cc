@@ -17,7 +17,7 @@ namespace {
 
 // The ICD loader is dlopen()ed on the first device query, not in initialize. Discovery results and
 // the loaded library stay for the process: platform and root device ids are never released.
-uint32_t CountDevices(const char** reason) {
+uint32_t DeviceCount(const char** reason) {
   const Discovery& d = Discover();
   if (reason != nullptr) *reason = d.devices.empty() ? d.reason.c_str() : nullptr;  // static storage
   return uint32_t(d.devices.size());
@@ -26,17 +26,10 @@ uint32_t CountDevices(const char** reason) {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("OPENCL", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_ocl);  // one in-order queue per device: no stream_create
-  api.device_count = tg_kit::DeviceCountEntry<&CountDevices>;
-  api.unavailable_reason = tg_kit::UnavailableReasonEntry<&CountDevices>;
   return api;
 }
-
-const tg_plugin_api kApi = MakeApi();
 
 }  // namespace
 }  // namespace tg_ocl
 
-extern "C" TG_EXPORT const tg_plugin_api* tg_plugin_get_api(uint32_t host_abi_major,
-                                                            uint32_t /*host_abi_minor*/) {
-  return tg_kit::ApiForHost(host_abi_major, &tg_ocl::kApi);
-}
+TG_KIT_EXPORT_PLUGIN_API(tg_ocl::MakeApi)
