@@ -31,7 +31,7 @@ TEST(KitSizedStructTest, WriteSizedStopsAtTheCallersSize) {
   full.struct_size = sizeof full;
   full.name = "kit device";
   full.compute_units = 7;
-  unsigned char raw[sizeof(tg_device_props) + 16];
+  alignas(tg_device_props) unsigned char raw[sizeof(tg_device_props) + 16];
   std::memset(raw, 0xee, sizeof raw);
   auto* short_props = reinterpret_cast<tg_device_props*>(raw);
   short_props->struct_size = TG_SIZE_TO(tg_device_props, name);
