@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "plugins/abi/tg_plugin.h"
 #include "runtime/device_registry.h"
 #include "runtime/plugin_discovery.h"
 #include "tools/plugin_probe.h"
@@ -17,10 +18,21 @@ std::string Memory(uint64_t bytes) {
   return buf;
 }
 
+// The device type as tools/gpu_check.sh and a reader look for it ("type gpu").
+const char* TypeName(uint32_t device_type) {
+  switch (device_type) {
+    case TG_DEVICE_TYPE_CPU: return "cpu";
+    case TG_DEVICE_TYPE_GPU: return "gpu";
+    case TG_DEVICE_TYPE_ACCELERATOR: return "accelerator";
+    default: return "unknown";
+  }
+}
+
 void PrintDevice(const runtime::DeviceInfo& d, std::ostream& out) {
   out << "    " << d.name << ": " << (d.description.empty() ? "(no description)" : d.description) << "\n"
       << "      arch " << d.arch << ", vector width " << d.preferred_vector_width << ", "
-      << d.compute_units << " compute units, " << Memory(d.global_mem_bytes) << " memory, dialects:";
+      << d.compute_units << " compute units, " << Memory(d.global_mem_bytes) << " memory, type "
+      << TypeName(d.device_type) << ", dialects:";
   for (const std::string& s : d.source_dialects) out << " " << s;
   out << "\n";
 }

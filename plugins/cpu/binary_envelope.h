@@ -2,9 +2,8 @@
 // returns ("elf-so"). A host cache can hand back a truncated or corrupted file; dlopen() of a
 // truncated ELF dies of SIGBUS instead of failing, so program_load checks the envelope first.
 //
-// Layout, little-endian, 28-byte header then the payload (the .so bytes):
-//   0  magic "TGCPUBIN"    8  uint32 version (1)
-//   12 uint64 payload length    20 uint64 FNV-1a-64 of the payload
+// The envelope is the kit's (plugins/kit/binary_envelope.h: layout version 2, magic "TGCPUBIN",
+// no fingerprint); these functions are the plugin's names for it.
 #ifndef TG_PLUGINS_CPU_BINARY_ENVELOPE_H_
 #define TG_PLUGINS_CPU_BINARY_ENVELOPE_H_
 
@@ -14,7 +13,7 @@
 
 namespace tg_cpu {
 
-// FNV-1a, 64-bit: catches truncation and bit flips; not a defence against a deliberate forgery.
+// FNV-1a, 64-bit (tg_kit::Fnv1a64): catches truncation and bit flips, not a deliberate forgery.
 uint64_t Fnv1a64(std::string_view bytes);
 
 // |payload| behind a header that lets UnsealBinary verify it.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plugins/cuda/cuda_error.h"
+#include "plugins/kit/api_table.h"
 #include "plugins/cuda/nvrtc_compiler.h"
 
 namespace tg_cuda {
@@ -52,11 +53,7 @@ const char* CompilerVersion() {
 }
 
 tg_cuda_compile_only_ext MakeExt() {
-  tg_cuda_compile_only_ext e{};
-  e.base.struct_size = sizeof e;
-  e.base.name = TG_CUDA_COMPILE_ONLY_NAME;
-  e.base.version = TG_CUDA_COMPILE_ONLY_VERSION;
-  e.base.next = nullptr;
+  auto e = tg_kit::NewExtension<tg_cuda_compile_only_ext>(TG_CUDA_COMPILE_ONLY_NAME, TG_CUDA_COMPILE_ONLY_VERSION);
   e.compile = Compile;
   e.free_code = FreeCode;
   e.compiler_version = CompilerVersion;

@@ -1,12 +1,10 @@
-// cuda_error.cc: tg_error creation and CUresult -> tg_code mapping.
+// cuda_error.cc: CUresult -> tg_code mapping.
 #include "plugins/cuda/cuda_error.h"
 
 #include "plugins/cuda/cuda_api.h"
 
 namespace tg_cuda {
 namespace {
-tg_error kOutOfMemory{TG_CODE_RESOURCE_EXHAUSTED, ""};  // when even an error cannot be allocated
-
 tg_code CodeFor(CUresult r) {
   switch (r) {
     case CUDA_ERROR_OUT_OF_MEMORY: return TG_CODE_RESOURCE_EXHAUSTED;
@@ -25,18 +23,6 @@ tg_code CodeFor(CUresult r) {
   }
 }
 }  // namespace
-
-tg_error* MakeError(tg_code code, const std::string& message) noexcept {
-  try {
-    return new tg_error{code, "cuda: " + message};
-  } catch (...) {
-    return &kOutOfMemory;
-  }
-}
-
-void DestroyError(tg_error* error) noexcept {
-  if (error != &kOutOfMemory) delete error;
-}
 
 tg_error* CheckCu(CUresult r, const std::string& what) noexcept {
   if (r == CUDA_SUCCESS) return nullptr;

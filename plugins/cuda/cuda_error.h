@@ -1,53 +1,24 @@
-// cuda_error.h: the CUDA plugin's tg_error object, CUresult checks and the exception guard.
-// Plugin-internal (hidden by the version script); every ABI entry point in cuda_plugin.cc uses Guard.
+// cuda_error.h: CUresult checks as tg_errors (the error object itself is the kit's).
+// Plugin-internal (hidden by the version script).
 #ifndef TG_PLUGINS_CUDA_CUDA_ERROR_H_
 #define TG_PLUGINS_CUDA_CUDA_ERROR_H_
 
-#include <new>
 #include <string>
 
 #include "plugins/abi/tg_plugin.h"
 #include "plugins/cuda/cuda_decls.h"
-
-// The ABI leaves tg_error opaque; this is the CUDA plugin's definition. Owned by the host once
-// returned, destroyed through DestroyError (error_destroy in the table).
-struct tg_error {
-  tg_code code;
-  std::string message;
-};
+#include "plugins/kit/plugin_error.h"
 
 namespace tg_cuda {
 
-// A new error with |message| prefixed "cuda: ". Never throws, never returns NULL.
-tg_error* MakeError(tg_code code, const std::string& message) noexcept;
-void DestroyError(tg_error* error) noexcept;
+// The kit's error object and guards (messages start "cuda: ").
+using tg_kit::Guard;
+using tg_kit::GuardVoid;
+using tg_kit::MakeError;
+
 // NULL for CUDA_SUCCESS, else "<what>: <CUresult name>" with a matching code (out of memory ->
 // RESOURCE_EXHAUSTED, faults -> ABORTED, bad images -> FAILED_PRECONDITION, else INTERNAL).
 tg_error* CheckCu(CUresult r, const std::string& what) noexcept;
-
-// Runs |body| and turns any C++ exception into an INTERNAL error (tg_plugin.h: no exception may
-// cross the boundary).
-template <typename F>
-tg_error* Guard(F&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return MakeError(TG_CODE_RESOURCE_EXHAUSTED, "out of host memory");
-  } catch (const std::exception& e) {
-    return MakeError(TG_CODE_INTERNAL, std::string("internal error: ") + e.what());
-  } catch (...) {
-    return MakeError(TG_CODE_INTERNAL, "internal error: unknown exception");
-  }
-}
-
-// For entry points that return nothing: exceptions are swallowed (no channel to report them).
-template <typename F>
-void GuardVoid(F&& body) noexcept {
-  try {
-    body();
-  } catch (...) {
-  }
-}
 
 }  // namespace tg_cuda
 

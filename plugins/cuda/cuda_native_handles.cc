@@ -6,6 +6,7 @@
 #include "plugins/cuda/cuda_buffer.h"
 #include "plugins/cuda/cuda_device.h"
 #include "plugins/cuda/cuda_error.h"
+#include "plugins/kit/api_table.h"
 
 namespace tg_cuda {
 namespace {
@@ -41,11 +42,7 @@ tg_error* DeviceBindThread(tg_device* device) {
 }
 
 tg_native_handles_ext MakeExt(const tg_ext* next) {
-  tg_native_handles_ext e{};
-  e.base.struct_size = sizeof e;
-  e.base.name = TG_NATIVE_HANDLES_NAME;
-  e.base.version = TG_NATIVE_HANDLES_VERSION;
-  e.base.next = next;
+  auto e = tg_kit::NewExtension<tg_native_handles_ext>(TG_NATIVE_HANDLES_NAME, TG_NATIVE_HANDLES_VERSION, next);
   e.buffer_native = BufferNative;
   e.device_native = DeviceNative;
   e.device_bind_thread = DeviceBindThread;

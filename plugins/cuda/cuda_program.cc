@@ -4,12 +4,15 @@
 #include <cstring>
 #include <string_view>
 
-#include "plugins/cuda/binary_envelope.h"
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/nvrtc_compiler.h"
+#include "plugins/kit/binary_envelope.h"
 
 namespace tg_cuda {
 namespace {
+
+// The driver's loader is not ours to trust with a truncated image, so cached binaries are sealed.
+constexpr tg_kit::BinaryEnvelope kEnvelope("TGCUDBIN");
 
 // Loads |image| (a CUBIN, or PTX text that must end in NUL) and finds |entry|. |fail_code| is
 // the code of a refused image (INVALID_ARGUMENT for source, FAILED_PRECONDITION for binaries).
@@ -33,7 +36,7 @@ tg_error* LoadModule(tg_device* d, const std::string& format, std::string image,
   }
   auto* p = new tg_program;
   p->device = d, p->module = module, p->function = fn, p->entry = entry;
-  p->format = format, p->binary = SealBinary(image);
+  p->format = format, p->binary = kEnvelope.Seal(image);
   *out = p;
   return nullptr;
 }
@@ -70,7 +73,7 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   std::string why;
   std::string_view image;
   // Before the driver sees the bytes: its loader's behaviour on a truncated image is not ours.
-  if (!UnsealBinary(sealed, &image, &why)) {
+  if (!kEnvelope.Unseal(sealed, &image, &why)) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
   }
   return LoadModule(device, f, std::string(image), entry, TG_CODE_FAILED_PRECONDITION, out);

@@ -22,8 +22,9 @@ namespace tg_cuda {
 // cuda-c failures are INVALID_ARGUMENT with the NVRTC log; ptx failures INVALID_ARGUMENT with the
 // JIT's error log; a missing entry NOT_FOUND.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// "cubin" or "ptx", sealed by program_binary (binary_envelope.h); a truncated, corrupt, foreign
-// or wrong-arch image is FAILED_PRECONDITION, and only an intact envelope reaches the driver.
+// "cubin" or "ptx", sealed by program_binary (plugins/kit/binary_envelope.h); a truncated,
+// corrupt, foreign or wrong-arch image is FAILED_PRECONDITION, and only an intact envelope reaches
+// the driver.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);

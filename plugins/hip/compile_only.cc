@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plugins/hip/hip_error.h"
+#include "plugins/kit/api_table.h"
 #include "plugins/hip/hiprtc_compiler.h"
 
 namespace tg_hip {
@@ -49,11 +50,7 @@ const char* CompilerVersion() {
 }
 
 tg_hip_compile_only_ext MakeExt() {
-  tg_hip_compile_only_ext e{};
-  e.base.struct_size = sizeof e;
-  e.base.name = TG_HIP_COMPILE_ONLY_NAME;
-  e.base.version = TG_HIP_COMPILE_ONLY_VERSION;
-  e.base.next = nullptr;
+  auto e = tg_kit::NewExtension<tg_hip_compile_only_ext>(TG_HIP_COMPILE_ONLY_NAME, TG_HIP_COMPILE_ONLY_VERSION);
   e.compile = Compile;
   e.free_code = FreeCode;
   e.compiler_version = CompilerVersion;

@@ -1,12 +1,10 @@
-// hip_error.cc: tg_error creation and hipError_t -> tg_code mapping.
+// hip_error.cc: hipError_t -> tg_code mapping.
 #include "plugins/hip/hip_error.h"
 
 #include "plugins/hip/hip_api.h"
 
 namespace tg_hip {
 namespace {
-tg_error kOutOfMemory{TG_CODE_RESOURCE_EXHAUSTED, ""};  // when even an error cannot be allocated
-
 tg_code CodeFor(hipError_t e) {
   switch (e) {
     case hipErrorOutOfMemory: return TG_CODE_RESOURCE_EXHAUSTED;
@@ -24,18 +22,6 @@ tg_code CodeFor(hipError_t e) {
   }
 }
 }  // namespace
-
-tg_error* MakeError(tg_code code, const std::string& message) noexcept {
-  try {
-    return new tg_error{code, "hip: " + message};
-  } catch (...) {
-    return &kOutOfMemory;
-  }
-}
-
-void DestroyError(tg_error* error) noexcept {
-  if (error != &kOutOfMemory) delete error;
-}
 
 tg_error* CheckHip(hipError_t e, const std::string& what) noexcept {
   if (e == hipSuccess) return nullptr;

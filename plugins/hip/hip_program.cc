@@ -4,12 +4,16 @@
 #include <cstring>
 #include <string_view>
 
-#include "plugins/hip/binary_envelope.h"
 #include "plugins/hip/hip_api.h"
 #include "plugins/hip/hiprtc_compiler.h"
+#include "plugins/kit/binary_envelope.h"
 
 namespace tg_hip {
 namespace {
+
+// The runtime reads a code object's offsets before it can know its size, so cached binaries are
+// sealed and checked before it sees them.
+constexpr tg_kit::BinaryEnvelope kEnvelope("TGHIPBIN");
 
 tg_error* LoadModule(tg_device* d, std::string image, const std::string& entry, tg_code fail_code,
                      tg_program** out) {
@@ -62,7 +66,7 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   std::string why;
   std::string_view image;
   // Before the runtime sees the bytes: it trusts the ELF offsets of a truncated code object.
-  if (!UnsealBinary(sealed, &image, &why)) {
+  if (!kEnvelope.Unseal(sealed, &image, &why)) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
   }
   return LoadModule(device, std::string(image), entry, TG_CODE_FAILED_PRECONDITION, out);
@@ -72,7 +76,7 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
   if (program == nullptr || format == nullptr || binary == nullptr || len == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
   }
-  std::call_once(program->binary_once, [program] { program->binary = SealBinary(program->image); });
+  std::call_once(program->binary_once, [program] { program->binary = kEnvelope.Seal(program->image); });
   *format = "hsaco";
   *binary = program->binary.data();
   *len = program->binary.size();

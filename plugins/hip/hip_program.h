@@ -24,8 +24,8 @@ namespace tg_hip {
 // UNIMPLEMENTED for a device outside hiprtc's allow-list; INVALID_ARGUMENT with the hiprtc log
 // for a bad source; NOT_FOUND for a missing entry.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// Only "hsaco", sealed by program_binary (binary_envelope.h); a truncated, corrupt or foreign
-// code object is FAILED_PRECONDITION, and only an intact envelope reaches the runtime.
+// Only "hsaco", sealed by program_binary (plugins/kit/binary_envelope.h); a truncated, corrupt or
+// foreign code object is FAILED_PRECONDITION, and only an intact envelope reaches the runtime.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "plugins/kit/sized_struct.h"
 #include "plugins/opencl/cl_api.h"
 #include "plugins/opencl/ocl_platform.h"
-#include "plugins/opencl/sized_struct.h"
 
 namespace tg_ocl {
 namespace {
@@ -115,7 +115,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.device_type = (type & CL_DEVICE_TYPE_GPU) ? TG_DEVICE_TYPE_GPU
                   : (type & CL_DEVICE_TYPE_ACCELERATOR) ? TG_DEVICE_TYPE_ACCELERATOR
                   : (type & CL_DEVICE_TYPE_CPU) ? TG_DEVICE_TYPE_CPU : 0;
-  WriteSized(p, inout);
+  tg_kit::WriteSized(p, inout);
   return nullptr;
 }
 

@@ -1,12 +1,10 @@
-// ocl_error.cc: tg_error creation and destruction, and OpenCL status codes as text.
+// ocl_error.cc: OpenCL status codes as text and as tg_codes.
 #include "plugins/opencl/ocl_error.h"
 
 #include <CL/cl.h>
 
 namespace tg_ocl {
 namespace {
-// Returned when even the error cannot be allocated; never freed.
-tg_error kOutOfMemory{TG_CODE_RESOURCE_EXHAUSTED, ""};
 
 const char* KnownStatus(int s) {
   switch (s) {
@@ -49,18 +47,6 @@ const char* KnownStatus(int s) {
   }
 }
 }  // namespace
-
-tg_error* MakeError(tg_code code, const std::string& message) noexcept {
-  try {
-    return new tg_error{code, "opencl: " + message};
-  } catch (...) {
-    return &kOutOfMemory;
-  }
-}
-
-void DestroyError(tg_error* error) noexcept {
-  if (error != &kOutOfMemory) delete error;
-}
 
 std::string ClStatusName(int status) {
   const char* name = KnownStatus(status);

@@ -1,13 +1,25 @@
 // ocl_platform.cc: platform and device enumeration through the dlopen()ed ICD loader.
 #include "plugins/opencl/ocl_platform.h"
 
+#include <stdlib.h>
 
-#include "plugins/opencl/cache_dir.h"
+#include "plugins/kit/cache_dir.h"
 #include "plugins/opencl/cl_api.h"
 #include "plugins/opencl/ocl_error.h"
 
 namespace tg_ocl {
 namespace {
+
+// Gives PoCL a kernel cache directory that exists before the first OpenCL call: under `bazel test`
+// HOME is unset, and PoCL silently ignores a POCL_CACHE_DIR that does not exist. The user's own
+// POCL_CACHE_DIR wins. PoCL reads the variable when the platform loads, and setenv is not
+// thread-safe with other getenv callers, so this runs once, inside discovery's static init.
+void EnsurePoclCacheDir() {
+  const char* chosen = getenv("POCL_CACHE_DIR");
+  if (chosen != nullptr && *chosen != '\0') return;
+  std::string dir = tg_kit::MakeCacheDir("pocl", nullptr);  // none: PoCL's own default
+  if (!dir.empty()) setenv("POCL_CACHE_DIR", dir.c_str(), /*overwrite=*/0);
+}
 
 // Appends every device of |platform|; a platform without devices adds a note to |notes|.
 void AddPlatformDevices(cl_platform_id platform, Discovery* out, std::string* notes) {

@@ -1,22 +1,23 @@
 // ocl_program.cc: clBuildProgram from source or binary, and CL_PROGRAM_BINARIES for the cache.
 //
 // Binary format "opencl-binary": the driver's CL_PROGRAM_BINARIES bytes sealed with the device's
-// compile_fingerprint (binary_envelope.h). Length, checksum and fingerprint are checked before the
-// driver sees the bytes: some drivers crash on truncated or foreign binaries instead of returning
-// CL_INVALID_BINARY.
+// compile_fingerprint (plugins/kit/binary_envelope.h). Length, checksum and fingerprint are checked
+// before the driver sees the bytes: some drivers crash on truncated or foreign binaries instead of
+// returning CL_INVALID_BINARY.
 #include "plugins/opencl/ocl_program.h"
 
 #include <cstring>
 #include <string_view>
 #include <vector>
 
-#include "plugins/opencl/binary_envelope.h"
+#include "plugins/kit/binary_envelope.h"
 #include "plugins/opencl/cl_api.h"
 
 namespace tg_ocl {
 namespace {
 
 constexpr char kFormat[] = "opencl-binary";
+constexpr tg_kit::BinaryEnvelope kEnvelope("TGOCLBIN");
 
 std::string BuildLog(cl_program program, cl_device_id device) {
   size_t n = 0;
@@ -56,7 +57,7 @@ tg_error* BuildAndWrap(tg_device* d, cl_program program, const char* options, co
 tg_error* OpenEnvelope(const tg_device* d, std::string_view sealed, std::string_view* payload) {
   std::string why;
   std::string_view fp;
-  if (!UnsealBinary(sealed, &fp, payload, &why)) {
+  if (!kEnvelope.Unseal(sealed, payload, &why, &fp)) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
   }
   if (fp != d->fingerprint) {
@@ -127,8 +128,8 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
     unsigned char* ptr = bytes.data();
     s = Cl().clGetProgramInfo(program->program, CL_PROGRAM_BINARIES, sizeof ptr, &ptr, nullptr);
     if (tg_error* e = CheckCl(s, "clGetProgramInfo(CL_PROGRAM_BINARIES)")) return e;
-    program->binary = SealBinary(program->device->fingerprint,
-                                 {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    program->binary = kEnvelope.Seal({reinterpret_cast<const char*>(bytes.data()), bytes.size()},
+                                     program->device->fingerprint);
   }
   *format = kFormat;
   *binary = program->binary.data();

@@ -27,8 +27,8 @@ namespace tg_ocl {
 // holds the full build log; a missing entry is NOT_FOUND.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
 // |format| must be "opencl-binary" and the bytes must come from program_binary on a device with
-// the same compile_fingerprint, intact (binary_envelope.h), else FAILED_PRECONDITION (the host
-// recompiles); truncated or corrupt bytes never reach the driver.
+// the same compile_fingerprint, intact (plugins/kit/binary_envelope.h), else FAILED_PRECONDITION
+// (the host recompiles); truncated or corrupt bytes never reach the driver.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
 // The bytes stay valid until ProgramDestroy.

@@ -1,21 +1,30 @@
-// Fuzz target: the CPU plugin's program binary envelope (plugins/cpu/binary_envelope.h). Whatever the bytes,
-// UnsealBinary either rejects them or returns a payload inside them that seals back to the same bytes.
+// Fuzz target: the plugins' program binary envelope (plugins/kit/binary_envelope.h), with the CPU
+// plugin's magic as the seeds have it. Whatever the bytes, Unseal either rejects them with a reason
+// or returns a fingerprint and payload inside them that seal back to the same bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
-#include "plugins/cpu/binary_envelope.h"
+#include "plugins/kit/binary_envelope.h"
+
+namespace {
+constexpr tg_kit::BinaryEnvelope kEnvelope("TGCPUBIN");
+
+bool Inside(std::string_view part, std::string_view whole) {
+  return part.data() >= whole.data() && part.data() + part.size() <= whole.data() + whole.size();
+}
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view sealed(reinterpret_cast<const char*>(data), size);
-  std::string_view payload;
+  std::string_view payload, fingerprint;
   std::string why;
-  if (!tg_cpu::UnsealBinary(sealed, &payload, &why)) {
+  if (!kEnvelope.Unseal(sealed, &payload, &why, &fingerprint)) {
     if (why.empty()) std::abort();  // a rejection must say why
     return 0;
   }
-  if (payload.data() < sealed.data() || payload.data() + payload.size() > sealed.data() + sealed.size()) std::abort();
-  if (tg_cpu::SealBinary(payload) != sealed) std::abort();
+  if (!Inside(payload, sealed) || !Inside(fingerprint, sealed)) std::abort();
+  if (kEnvelope.Seal(payload, fingerprint) != sealed) std::abort();
   return 0;
 }
