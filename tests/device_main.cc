@@ -1,10 +1,15 @@
 // main() for test suites that run once per device: `--device=NAME` picks the device every
-// tensor goes to (through TG_DEVICE). When that device does not exist here, every test is
-// skipped with the registry's reason, so a machine without OpenCL still runs the CPU variant.
+// tensor goes to (through TG_DEVICE). When that device does not exist here, no test runs and every
+// case is written to the test XML as skipped with the registry's reason, so a machine without OpenCL
+// still runs the CPU variant and counts the other as skipped. (GoogleTest 1.12 reports a GTEST_SKIP in
+// a global environment's SetUp as every case passed, so the skip cannot be left to it.)
 // `--cpu-dialect=llvm-ir` sets TG_CPU_DIALECT before any plugin loads, so the CPU plugin offers that
 // dialect first; the suite fails (not skips) when the device then does not render it.
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <optional>
 #include <string>
 
 #include "frontend/tg.h"
@@ -14,17 +19,61 @@
 
 namespace {
 
+// Why |device| (already in TG_DEVICE) cannot run the suite here, or nothing when it can.
+std::optional<std::string> WhyUnavailable(const std::string& device) {
+  try {
+    std::string got = tg::default_device();
+    if (got.rfind(device, 0) != 0) return "device " + device + " resolved to " + got;
+  } catch (const tg::Error& e) {
+    return "device " + device + " is not available here: " + e.what();
+  }
+  return std::nullopt;
+}
+
+std::string XmlEscaped(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += "&#10;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Every registered case as skipped with |reason|, in GoogleTest's XML layout, to the file its --gtest_output
+// (or Bazel's XML_OUTPUT_FILE) names.
+void WriteAllSkipped(const std::string& reason) {
+  std::string output = GTEST_FLAG_GET(output);
+  if (output.rfind("xml:", 0) != 0 || output.size() <= 4 || output.back() == '/') return;
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  std::ofstream xml(output.substr(4));
+  const std::string message = XmlEscaped(reason);
+  xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"" << unit.total_test_count()
+      << "\" failures=\"0\" errors=\"0\" skipped=\"" << unit.total_test_count() << "\" name=\"AllTests\">\n";
+  for (int i = 0; i < unit.total_test_suite_count(); ++i) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(i);
+    xml << "  <testsuite name=\"" << XmlEscaped(suite.name()) << "\" tests=\"" << suite.total_test_count()
+        << "\" skipped=\"" << suite.total_test_count() << "\" failures=\"0\" errors=\"0\">\n";
+    for (int j = 0; j < suite.total_test_count(); ++j) {
+      xml << "    <testcase name=\"" << XmlEscaped(suite.GetTestInfo(j)->name()) << "\" classname=\""
+          << XmlEscaped(suite.name()) << "\" status=\"run\" result=\"skipped\"><skipped message=\"" << message
+          << "\"/></testcase>\n";
+    }
+    xml << "  </testsuite>\n";
+  }
+  xml << "</testsuites>\n";
+}
+
 class DeviceEnvironment : public ::testing::Environment {
  public:
   DeviceEnvironment(std::string device, std::string dialect)
       : device_(std::move(device)), dialect_(std::move(dialect)) {}
   void SetUp() override {
-    try {
-      std::string got = tg::default_device();
-      if (got.rfind(device_, 0) != 0) GTEST_SKIP() << "device " << device_ << " resolved to " << got;
-    } catch (const tg::Error& e) {
-      GTEST_SKIP() << "device " << device_ << " is not available here: " << e.what();
-    }
     if (dialect_.empty()) return;
     const auto& dialects = tg::runtime::DeviceRegistry::Global().GetDevice(device_).value()->info().source_dialects;
     ASSERT_FALSE(dialects.empty());
@@ -46,6 +95,12 @@ int main(int argc, char** argv) {
   }
   setenv("TG_DEVICE", device.c_str(), 1);
   if (!dialect.empty()) setenv("TG_CPU_DIALECT", dialect.c_str(), 1);
+  if (std::optional<std::string> why = WhyUnavailable(device)) {
+    const int cases = ::testing::UnitTest::GetInstance()->total_test_count();
+    std::printf("[  SKIPPED ] all %d tests: %s\n", cases, why->c_str());
+    WriteAllSkipped(*why);
+    return 0;
+  }
   ::testing::AddGlobalTestEnvironment(new DeviceEnvironment(device, dialect));
   return RUN_ALL_TESTS();
 }
