@@ -101,6 +101,8 @@ bool BlockForCache(Kernel& k, const Target& target) {
   // The slice under one tile already fits the first level: nothing to block. Blocks too short to
   // pay for re-reading and re-storing the outputs once per block are not worth it either.
   if (length * t->step_bytes <= target.l1_bytes || k.axes()[t->rows].extent() < 2) return false;
+  // All of the shared operand fits the second level: the row sweep finds it there unblocked.
+  if (length * t->step_bytes * k.axes()[t->columns].extent() <= target.l2_bytes) return false;
   int64_t block = LargestDivisor(length, target.l1_bytes / t->step_bytes);
   if (block * t->step_bytes * 8 < target.l1_bytes || !Legal(k, {OptOp::kBlock, t->reduce, block})) return false;
   if (k.axes()[t->rows].type == AxisType::kGlobal) k.Apply({OptOp::kSwap, t->rows, t->columns});

@@ -54,17 +54,20 @@ bool Has(const std::vector<Opt>& opts, OptOp op) {
   return false;
 }
 
-TEST(CacheBlocking, BlocksTheReduceOnlyWhereTheSliceOutgrowsTheFirstLevel) {
+Tensor RandomMatmul(const MatmulCase& c) { return Tensor::rand({c.m, c.k}).matmul(Tensor::rand({c.k, c.n})); }
+
+TEST(CacheBlocking, BlocksTheReduceOnlyWhereTheSharedOperandOutgrowsTheCaches) {
   const Target target = Target::For(Cpu());
   ASSERT_GT(target.l1_bytes, 0);
-  // 32 columns of a tile x 4 bytes = 128 bytes per reduce step: 1024 steps outgrow any L1 up to
-  // 128 KiB; 64 steps fit every L1 of at least 8 KiB.
-  MatmulCase big{512, 1024, 1024}, short_reduce{512, 64, 1024};
-  Tensor large = Tensor::rand({big.m, big.k}).matmul(Tensor::rand({big.k, big.n}));
-  Tensor small = Tensor::rand({short_reduce.m, short_reduce.k}).matmul(Tensor::rand({short_reduce.k, short_reduce.n}));
-  std::vector<Opt> blocked = HeuristicOpts(large), plain = HeuristicOpts(small);
-  if (target.l1_bytes < 128 << 10) EXPECT_TRUE(Has(blocked, OptOp::kBlock)) << Text(blocked);
-  EXPECT_FALSE(Has(plain, OptOp::kBlock)) << Text(plain);
+  // 32 columns of a tile x 4 bytes = 128 bytes per reduce step. 1024 steps outgrow any L1 up to
+  // 128 KiB, and the 4 MiB B any L2 below it; 64 steps fit every L1 of at least 8 KiB; a B of
+  // 1024 x 64 (256 KiB) stays in any L2 of at least that, its slice outgrowing L1 or not.
+  std::vector<Opt> blocked = HeuristicOpts(RandomMatmul({512, 1024, 1024}));
+  std::vector<Opt> short_reduce = HeuristicOpts(RandomMatmul({512, 64, 1024}));
+  std::vector<Opt> narrow = HeuristicOpts(RandomMatmul({256, 1024, 64}));
+  if (target.l1_bytes < 128 << 10 && target.l2_bytes < 4 << 20) EXPECT_TRUE(Has(blocked, OptOp::kBlock)) << Text(blocked);
+  EXPECT_FALSE(Has(short_reduce, OptOp::kBlock)) << Text(short_reduce);
+  if (target.l2_bytes >= 256 << 10) EXPECT_FALSE(Has(narrow, OptOp::kBlock)) << Text(narrow);
   // blocked, the threads split the columns: the global axis moves the second operand
   if (Has(blocked, OptOp::kBlock)) EXPECT_TRUE(Has(blocked, OptOp::kSwap)) << Text(blocked);
 }
