@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <memory>
 
+#include <unistd.h>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
@@ -18,6 +20,16 @@ const Renderer* PickRenderer(const runtime::DeviceInfo& device) {
   for (const std::string& dialect : device.source_dialects)
     if (const Renderer* r = RendererForDialect(dialect, device.arch)) return r;
   return nullptr;
+}
+
+// The host's per-core data cache of |level| (1 or 2), or |fallback| where sysconf cannot say (a
+// libc without cache queries, or a virtual machine that reports 0).
+int64_t HostCacheBytes(int level, int64_t fallback) {
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE)
+  long bytes = sysconf(level == 1 ? _SC_LEVEL1_DCACHE_SIZE : _SC_LEVEL2_CACHE_SIZE);
+  if (bytes > 0) return bytes;
+#endif
+  return fallback;
 }
 
 }  // namespace
@@ -55,6 +67,10 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));
   t.max_group_size = device.max_group_size;
   t.local_mem_bytes = device.local_mem_bytes;
+  if (!t.gpu) {
+    t.l1_bytes = HostCacheBytes(1, int64_t{32} << 10);
+    t.l2_bytes = HostCacheBytes(2, int64_t{256} << 10);
+  }
   // The CPU dialects compile _Float16 and double themselves, whatever the plugin's caps say.
   t.fp16 = !t.gpu || (device.caps & TG_CAP_FP16) != 0;
   t.fp64 = !t.gpu || (device.caps & TG_CAP_FP64) != 0;

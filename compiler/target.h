@@ -46,6 +46,11 @@ struct Target {
   uint64_t local_mem_bytes = 0;
   std::vector<TensorCoreShape> tensor_cores;
 
+  // Data caches of one core, for blocking a kernel's loops so what an inner sweep re-reads stays
+  // cached. CPU targets run their kernels on this host, so these are the host's; 0 where unknown
+  // (GPU targets: their local memory is the blocking resource there).
+  int64_t l1_bytes = 0, l2_bytes = 0;
+
   // Numerics. Whether the device computes in float16 / float64 at all (the CPU dialects always do;
   // elsewhere the device's capability bits say), and whether a float16 kernel renders (OpenCL C needs
   // cl_khr_fp16 for half arithmetic; other dialects spell it themselves).

@@ -32,6 +32,7 @@ constexpr int64_t kUnrollAmounts[] = {2, 4, 7, 8, 16, 32};
 constexpr int64_t kLocalAmounts[] = {2, 3, 4, 8, 13, 16, 29, 32, 64, 128, 256};
 constexpr int64_t kThreadAmounts[] = {2, 3, 4, 5, 8, 12, 16, 24, 32, 64};
 constexpr int64_t kGroupAmounts[] = {4, 8, 16};
+constexpr int64_t kBlockAmounts[] = {64, 128, 256, 512};
 constexpr int64_t kPadToAmount = 32;
 constexpr int64_t kMaxUpcastProduct = 256;  // BEAM_UPCAST_MAX: registers and code size
 constexpr int kTimedRuns = 3;
@@ -200,37 +201,6 @@ bool WithinLimits(const Kernel& k, const Target& target) {
          ExpandedProduct(k, AxisType::kLocal) <= target.max_group_threads;
 }
 
-// Every opt tinygrad's action list would try on |k| (by axis role), kept if Kernel::Apply accepts it.
-std::vector<std::vector<Opt>> Extend(const Kernel& base, const Target& target) {
-  std::vector<std::vector<Opt>> out;
-  auto consider = [&](OptOp op, int axis, int64_t amount) {
-    Kernel k = base;
-    try {
-      k.Apply({op, axis, amount});
-    } catch (const Error&) {
-      return;  // illegal here (wrong role, amount does not divide): not a candidate
-    }
-    if (WithinLimits(k, target)) out.push_back(k.applied());
-  };
-  for (int i = 0; i < static_cast<int>(base.axes().size()); ++i) {
-    AxisType t = base.axes()[i].type;
-    int64_t extent = base.axes()[i].extent();
-    bool output = t == AxisType::kGlobal || t == AxisType::kLoop;
-    if (output) for (int64_t a : kUpcastAmounts) consider(OptOp::kUpcast, i, a);
-    if (output && extent <= 16 && extent > 1) consider(OptOp::kUpcast, i, extent);  // tinygrad's amount 0: all of it
-    if (t == AxisType::kReduce) for (int64_t a : kUnrollAmounts) consider(OptOp::kUnroll, i, a);
-    if (t == AxisType::kReduce && extent <= 32 && extent > 1) consider(OptOp::kUnroll, i, extent);
-    if (output && target.gpu) for (int64_t a : kLocalAmounts) consider(OptOp::kLocal, i, a);
-    if (t == AxisType::kGlobal) for (int64_t a : kThreadAmounts) consider(OptOp::kThread, i, a);
-    // tinygrad's GROUP/GROUPTOP, PADTO and SWAP actions; Apply drops the illegal ones
-    if (t == AxisType::kReduce)
-      for (int64_t a : kGroupAmounts) consider(OptOp::kGroup, i, a), consider(OptOp::kGroupTop, i, a);
-    consider(OptOp::kPadTo, i, kPadToAmount);
-    for (int j = i + 1; output && j < static_cast<int>(base.axes().size()); ++j) consider(OptOp::kSwap, i, j);
-  }
-  return out;
-}
-
 Kernel Replay(const Kernel& start, const std::vector<Opt>& opts) {
   Kernel k = start;
   for (const Opt& o : opts) k.Apply(o);
@@ -282,6 +252,39 @@ void PrintResult(const UOpRef& ast, const BeamResult& r, double seconds) {
 
 }  // namespace
 
+// Every opt tinygrad's action list would try on |k| (by axis role), kept if Kernel::Apply accepts it.
+std::vector<std::vector<Opt>> BeamActions(const Kernel& base, const Target& target) {
+  std::vector<std::vector<Opt>> out;
+  auto consider = [&](OptOp op, int axis, int64_t amount) {
+    Kernel k = base;
+    try {
+      k.Apply({op, axis, amount});
+    } catch (const Error&) {
+      return;  // illegal here (wrong role, amount does not divide): not a candidate
+    }
+    if (WithinLimits(k, target)) out.push_back(k.applied());
+  };
+  for (int i = 0; i < static_cast<int>(base.axes().size()); ++i) {
+    AxisType t = base.axes()[i].type;
+    int64_t extent = base.axes()[i].extent();
+    bool output = t == AxisType::kGlobal || t == AxisType::kLoop;
+    if (output) for (int64_t a : kUpcastAmounts) consider(OptOp::kUpcast, i, a);
+    if (output && extent <= 16 && extent > 1) consider(OptOp::kUpcast, i, extent);  // tinygrad's amount 0: all of it
+    if (t == AxisType::kReduce) for (int64_t a : kUnrollAmounts) consider(OptOp::kUnroll, i, a);
+    if (t == AxisType::kReduce && extent <= 32 && extent > 1) consider(OptOp::kUnroll, i, extent);
+    if (output && target.gpu) for (int64_t a : kLocalAmounts) consider(OptOp::kLocal, i, a);
+    if (t == AxisType::kGlobal) for (int64_t a : kThreadAmounts) consider(OptOp::kThread, i, a);
+    // tinygrad's GROUP/GROUPTOP, PADTO and SWAP actions, and BLOCK; Apply drops the illegal ones
+    if (t == AxisType::kReduce)
+      for (int64_t a : kGroupAmounts) consider(OptOp::kGroup, i, a), consider(OptOp::kGroupTop, i, a);
+    if (t == AxisType::kReduce) for (int64_t a : kBlockAmounts) consider(OptOp::kBlock, i, a);
+    consider(OptOp::kPadTo, i, kPadToAmount);
+    for (int j = i + 1; output && j < static_cast<int>(base.axes().size()); ++j) consider(OptOp::kSwap, i, j);
+  }
+  return out;
+}
+
+
 std::optional<std::vector<Opt>> ChooseOpts(const UOpRef& ast, runtime::Device& device) {
   if (GetEnvInt("NOOPT", 0) != 0) return std::vector<Opt>{};
   int width = static_cast<int>(GetEnvInt("BEAM", 0));
@@ -314,7 +317,7 @@ BeamResult BeamSearch(const UOpRef& ast, runtime::Device& device, int width) {
   while (!timer.Exhausted()) {
     std::vector<std::vector<Opt>> next;
     for (const Candidate& c : beam)
-      for (std::vector<Opt>& opts : Extend(Replay(start, c.opts), target))
+      for (std::vector<Opt>& opts : BeamActions(Replay(start, c.opts), target))
         if (tried.insert(OptsToString(opts)).second) next.push_back(std::move(opts));
     std::vector<Candidate> timed = timer.TimeAll(next, best.us * 3);
     if (timed.empty() || timed.front().us >= best.us * 0.99) break;  // no real gain: stop, as tinygrad does

@@ -8,7 +8,9 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/codegen/kernel.h"
 #include "compiler/codegen/opt.h"
+#include "compiler/target.h"
 #include "ir/uop.h"
 #include "runtime/device.h"
 
@@ -28,6 +30,10 @@ struct BeamResult {
 // time is scaled up. Candidates that fail to build, compile or run are skipped (logged at DEBUG>=2).
 // Throws tg::Error when not even the unoptimized kernel runs or the scratch cannot be sized.
 BeamResult BeamSearch(const UOpRef& ast, runtime::Device& device, int width);
+
+// The candidates one search round makes from |k|: each opt of the action list (tinygrad's, plus
+// SWAP and BLOCK) that applies to |k| within the register and group limits, appended to k's opts.
+std::vector<std::vector<Opt>> BeamActions(const Kernel& k, const Target& target);
 
 // The opts realize applies to |ast| on |device|: none under NOOPT=1; with BEAM=N the winner from
 // the disk cache (IGNORE_BEAM_CACHE=1 skips it), else a fresh BeamSearch whose winner is stored;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_map.h"
+#include "compiler/codegen/cache_blocking.h"
 
 namespace tg::compiler {
 namespace {
@@ -314,6 +315,7 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
   if (!tiled && k.applied().empty() && target.vectors && stored.itemsize() == 4 && !stored.is_bool())
     tiled = UpcastLoadContiguousOutput(k, lanes, target);
   if (tiled) FillRegisterTile(k, target);
+  if (tiled && BlockForCache(k, target)) return;
   CoarsenGroups(k, target);
 }
 

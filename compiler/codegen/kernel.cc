@@ -35,7 +35,9 @@ UOpRef ReduceIdentity(Ops op, DType dtype) {
   }
 }
 
-UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, const UOpRef& inner) {
+// |outer_reduces| false: the REDUCE keeps only |inner| (BLOCK's outer part loops outside it).
+UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, const UOpRef& inner,
+                  bool outer_reduces = true) {
   int64_t amount = inner->src(0)->const_int();
   UOpRef joined = outer * amount + inner;
   NodeMap done;
@@ -48,7 +50,7 @@ UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, c
     for (size_t i = 0; i < u->src().size(); ++i) {
       const UOpRef& s = u->src(i);
       if (u->op() == Ops::kReduce && i > 0 && s == range) {
-        src.push_back(outer);
+        if (outer_reduces) src.push_back(outer);
         src.push_back(inner);
       } else {
         src.push_back(done.at(s.get()));
@@ -103,6 +105,7 @@ void Kernel::Apply(const Opt& opt) {
                   "partial sums) and this compiler's GPU linearizer has no local memory yet");
     case OptOp::kPadTo: return PadTo(opt);
     case OptOp::kSwap: return Swap(opt);
+    case OptOp::kBlock: return Block(opt);
     default: break;
   }
   if (opt.op == OptOp::kUnroll && !is_reduce) throw Error(opt.str() + ": UNROLL needs a reduce axis; " + role);
@@ -171,6 +174,49 @@ void Kernel::Swap(const Opt& opt) {
     throw Error(opt.str() + ": SWAP exchanges two different output axes (GLOBAL or LOOP); the kernel's axes are " +
                 AxesString());
   std::swap(axes_[opt.axis].range, axes_[other].range);
+  Renumber();
+  applied_.push_back(opt);
+}
+
+// BLOCK: the reduce runs in blocks of |amount|, the block loop outermost in each group (after the
+// group ids), and the store adds each block's sum to what the earlier blocks stored there; the first
+// block's load is gated off (a gated load reads 0). Summing in parts so is only right for a sum that
+// is stored as it is, in the one store of the kernel, whose outputs no other work item writes.
+void Kernel::Block(const Opt& opt) {
+  const Axis& axis = axes_[opt.axis];
+  if (axis.type != AxisType::kReduce)
+    throw Error(opt.str() + ": BLOCK splits a reduce axis; axis " + std::to_string(opt.axis) + " is " +
+                AxisTypeName(axis.type));
+  int64_t n = axis.extent();
+  if (opt.amount < 2 || opt.amount >= n || n % opt.amount != 0)
+    throw Error(opt.str() + ": the block must divide the extent " + std::to_string(n) + " and be between 2 and it");
+  // The SINK lists the store and the buffers.
+  int store_at = -1, stores = 0;
+  for (size_t i = 0; i < ast_->src().size(); ++i)
+    if (ast_->src(i)->op() == Ops::kStore) store_at = static_cast<int>(i), ++stores;
+  const UOpRef* value = stores == 1 ? &ast_->src(store_at)->src(1) : nullptr;
+  bool stored_sum = value && (*value)->op() == Ops::kReduce && (*value)->arg_as<ReduceArg>().op == Ops::kAdd &&
+                    std::find((*value)->src().begin() + 1, (*value)->src().end(), axis.range) != (*value)->src().end();
+  if (!stored_sum)
+    throw Error(opt.str() + ": BLOCK adds each block's sum into the output, so the kernel must have one store "
+                "whose value is a sum over axis " + std::to_string(opt.axis) + " itself (not scaled, cast or fused "
+                "into more math)");
+  const UOpRef& output = ast_->src(store_at)->src(0)->src(0);
+  for (const UOpRef& u : ast_->toposort())
+    if (u->op() == Ops::kLoad && u->src(0)->src(0) == output)
+      throw Error(opt.str() + ": the kernel reads its own output; BLOCK's partial sums would change what it reads");
+  UOpRef outer = UOp::Range(n / opt.amount, 2000000, axis.range->dtype());
+  UOpRef inner = UOp::Range(opt.amount, 2000001, axis.range->dtype());
+  UOpRef split = SplitRange(ast_, axis.range, outer, inner, /*outer_reduces=*/false);
+  std::vector<UOpRef> sink = split->src();
+  const UOpRef& index = sink[store_at]->src(0);
+  UOpRef earlier_index = index->replace_src({index->src(0), index->src(1), logical_and(index->src(2), lt(0, outer))});
+  UOpRef earlier = UOp::Make(Ops::kLoad, sink[store_at]->src(1)->dtype(), {earlier_index});
+  sink[store_at] = sink[store_at]->replace_src({index, sink[store_at]->src(1) + earlier});
+  ast_ = Simplify(split->replace_src(std::move(sink)));
+  axes_[opt.axis].range = inner;
+  auto first_loop = std::find_if(axes_.begin(), axes_.end(), [](const Axis& a) { return a.type != AxisType::kGlobal; });
+  axes_.insert(first_loop, {outer, AxisType::kBlock});
   Renumber();
   applied_.push_back(opt);
 }

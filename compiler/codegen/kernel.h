@@ -32,7 +32,7 @@ class Kernel {
 
   // Applies |opt| or throws tg::Error saying why it is illegal (no such axis, wrong kind of
   // axis, amount does not divide the extent, padding that more than quadruples the work, a group
-  // reduce without local memory).
+  // reduce without local memory, blocks of a reduce that is not the stored sum itself).
   void Apply(const Opt& opt);
   std::string AxesString() const;  // "[GLOBAL:8, LOOP:64, REDUCE:576]"
 
@@ -47,6 +47,7 @@ class Kernel {
   void Renumber();
   void PadTo(const Opt& opt);
   void Swap(const Opt& opt);
+  void Block(const Opt& opt);
 
   UOpRef ast_;
   std::vector<Axis> axes_;

@@ -10,6 +10,7 @@ std::string AxisTypeName(AxisType type) {
     case AxisType::kReduce: return "REDUCE";
     case AxisType::kUpcast: return "UPCAST";
     case AxisType::kUnroll: return "UNROLL";
+    case AxisType::kBlock: return "BLOCK";
   }
   return "?";
 }
@@ -24,13 +25,14 @@ std::string OptOpName(OptOp op) {
     case OptOp::kGroupTop: return "GROUPTOP";
     case OptOp::kPadTo: return "PADTO";
     case OptOp::kSwap: return "SWAP";
+    case OptOp::kBlock: return "BLOCK";
   }
   return "?";
 }
 
 std::optional<OptOp> OptOpFromName(std::string_view name) {
   for (OptOp op : {OptOp::kUpcast, OptOp::kUnroll, OptOp::kLocal, OptOp::kThread, OptOp::kGroup, OptOp::kGroupTop,
-                   OptOp::kPadTo, OptOp::kSwap})
+                   OptOp::kPadTo, OptOp::kSwap, OptOp::kBlock})
     if (OptOpName(op) == name) return op;
   return std::nullopt;
 }

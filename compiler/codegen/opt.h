@@ -18,6 +18,7 @@ enum class AxisType : uint8_t {
   kReduce,  // a reduction loop
   kUpcast,  // an output loop expanded in registers (vectorized or unrolled)
   kUnroll,  // a reduction loop expanded in registers
+  kBlock,   // the blocks of a reduction, looped outside the output loops (the BLOCK opt)
 };
 
 enum class OptOp : uint8_t {
@@ -31,6 +32,9 @@ enum class OptOp : uint8_t {
   kPadTo,     // grow an axis to a multiple of |amount|; the added iterations are masked off
   kSwap,      // exchange the loop positions of output axes |axis| and |amount| (each slot keeps
               // its role, so on the CPU this picks which axis is split over threads)
+  kBlock,     // split a reduce axis into blocks of |amount|: the block loop runs outside the group's
+              // output loops, each pass adding its block's sum to the stored output, so the operands
+              // of one block stay cached while the outputs sweep them (K-blocking of a matmul)
 };
 
 struct Opt {

@@ -1,4 +1,4 @@
-// GROUP, GROUPTOP, PADTO and SWAP (tinygrad's apply_opt checks): each legal case computes what the
+// GROUP, GROUPTOP, PADTO, SWAP (tinygrad's apply_opt checks) and BLOCK: each legal case computes what the
 // kernel without opts computes, each illegal case is a tg::Error that says why; BEAM's action list
 // holds them; the opt text of the disk cache round-trips them.
 #include <cstring>
@@ -123,10 +123,54 @@ TEST(Group, IllegalWithoutLocalMemoryAndSaysWhy) {
   ExpectIllegal(k, {OptOp::kGroup, 0, 4}, "splits a reduce axis");
 }
 
+Tensor Matmul(int64_t m, int64_t k, int64_t n) { return Tensor::rand({m, k}).matmul(Tensor::rand({k, n})); }
+
+TEST(Block, SumsTheReduceInBlocksIntoTheOutput) {
+  UOpRef ast = OnlyKernelAst(Matmul(24, 96, 40));
+  Kernel k = StartKernel(ast, Cpu().info());
+  k.Apply({OptOp::kBlock, 2, 32});
+  // the block loop comes first after the group ids; the reduce keeps one block
+  EXPECT_EQ(k.AxesString(), "[GLOBAL:24, BLOCK:3, LOOP:40, REDUCE:32]");
+  ExpectSameAsNoOpt(ast, {{OptOp::kBlock, 2, 32}});
+  ExpectSameAsNoOpt(ast, {{OptOp::kBlock, 2, 3}});  // blocks of 3, 32 of them
+  // with the matmul's register tile, threads over the columns, and an unrolled block:
+  // [GLOBAL:2, BLOCK:4, LOOP:6, REDUCE:24, UPCAST:8, UPCAST:4, LOOP:5] before the UNROLL
+  UOpRef wide = OnlyKernelAst(Matmul(24, 96, 80));
+  ExpectSameAsNoOpt(wide, {{OptOp::kUpcast, 1, 8}, {OptOp::kUpcast, 0, 4}, {OptOp::kSwap, 0, 1},
+                           {OptOp::kThread, 0, 5}, {OptOp::kBlock, 2, 24}, {OptOp::kUnroll, 3, 4}});
+  // a reduce padded first: its masked iterations add nothing in any block
+  UOpRef odd = OnlyKernelAst(Matmul(8, 30, 16));
+  ExpectSameAsNoOpt(odd, {{OptOp::kPadTo, 2, 32}, {OptOp::kBlock, 2, 8}, {OptOp::kUpcast, 2, 16}});
+}
+
+TEST(Block, IllegalCases) {
+  Kernel k = StartKernel(OnlyKernelAst(Matmul(8, 64, 16)), Cpu().info());
+  ExpectIllegal(k, {OptOp::kBlock, 0, 4}, "splits a reduce axis");
+  ExpectIllegal(k, {OptOp::kBlock, 2, 5}, "must divide");
+  ExpectIllegal(k, {OptOp::kBlock, 2, 64}, "must divide");
+  Kernel blocked = k;
+  blocked.Apply({OptOp::kBlock, 2, 16});
+  ExpectIllegal(blocked, {OptOp::kBlock, 3, 4}, "a sum over axis 3 itself");  // already summed in parts
+  ExpectIllegal(blocked, {OptOp::kUpcast, 1, 2}, "needs an output axis");     // the block loop is no output
+  // a sum with math after it (the mean's scale) and a max cannot be summed in blocks
+  Tensor x = Tensor::rand({8, 64});
+  ExpectIllegal(StartKernel(OnlyKernelAst(x.mean({1})), Cpu().info()), {OptOp::kBlock, 1, 16}, "itself");
+  ExpectIllegal(StartKernel(OnlyKernelAst(x.max({1})), Cpu().info()), {OptOp::kBlock, 1, 16}, "itself");
+}
+
+TEST(Block, InBeamsActionList) {
+  Kernel k = StartKernel(OnlyKernelAst(Matmul(16, 512, 32)), Cpu().info());
+  bool found = false;
+  for (const std::vector<Opt>& opts : BeamActions(k, Target::For(Cpu().info())))
+    found = found || (opts.size() == 1 && opts[0] == Opt{OptOp::kBlock, 2, 128});
+  EXPECT_TRUE(found);
+}
+
 TEST(OptText, NewOpsRoundTrip) {
-  std::vector<Opt> opts = {{OptOp::kPadTo, 1, 32}, {OptOp::kSwap, 0, 2}, {OptOp::kGroupTop, 3, 16}, {OptOp::kGroup, 2, 4}};
+  std::vector<Opt> opts = {{OptOp::kPadTo, 1, 32}, {OptOp::kSwap, 0, 2}, {OptOp::kGroupTop, 3, 16}, {OptOp::kGroup, 2, 4},
+                           {OptOp::kBlock, 2, 256}};
   std::string text = OptsToString(opts);
-  EXPECT_EQ(text, "PADTO:1:32;SWAP:0:2;GROUPTOP:3:16;GROUP:2:4");
+  EXPECT_EQ(text, "PADTO:1:32;SWAP:0:2;GROUPTOP:3:16;GROUP:2:4;BLOCK:2:256");
   EXPECT_EQ(ParseOpts(text), opts);
   EXPECT_EQ(ParseOpts("PADDO:1:32"), std::nullopt);
 }

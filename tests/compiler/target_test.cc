@@ -39,6 +39,9 @@ TEST(Target, CpuDialectsRunItemsAsLoopsAndHaveVectors) {
     EXPECT_TRUE(t.VectorAlu(Ops::kAdd, dtypes::float32, dtypes::float32));
     EXPECT_FALSE(t.VectorAlu(Ops::kCmpLt, dtypes::float64, dtypes::bool_));  // 64-bit lanes have no mask type
     EXPECT_FALSE(t.VectorAlu(Ops::kCast, dtypes::float32, dtypes::float16));
+    // the host's caches, first level smaller than the second
+    EXPECT_GE(t.l1_bytes, 4096);
+    EXPECT_GT(t.l2_bytes, t.l1_bytes);
   }
 }
 
@@ -50,6 +53,7 @@ TEST(Target, GpuDialectsLaunchGroupsOfThreadsWithoutVectors) {
   EXPECT_EQ(t.max_group_threads, 512);
   EXPECT_EQ(t.local_mem_bytes, 1u << 16);
   EXPECT_TRUE(t.tensor_cores.empty());
+  EXPECT_EQ(t.l2_bytes, 0);  // not the host's
   EXPECT_FALSE(t.VectorAlu(Ops::kAdd, dtypes::float32, dtypes::float32));
 }
 
