@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "absl/status/status.h"
+#include "frontend/load_budget.h"
 #include "ir/error.h"
 #include "nlohmann/json.hpp"
 
@@ -123,6 +124,7 @@ std::string ReadFile(const std::string& path, size_t max_bytes) {
   if (static_cast<uint64_t>(size) > max_bytes)
     throw Error("gpt2 tokenizer: " + path + " is " + std::to_string(size) + " bytes, more than the " +
                 std::to_string(max_bytes) + "-byte limit of a tokenizer file (GPT-2's vocab.json is about 1 MB)");
+  CheckLoadBudget("gpt2 tokenizer: " + path, "the file", static_cast<uint64_t>(size));
   std::string out(static_cast<size_t>(size), '\0');
   in.seekg(0);
   if (size > 0 && !in.read(out.data(), size)) throw Error("gpt2 tokenizer: reading " + path + " failed");

@@ -4,10 +4,15 @@
 
 #include <zlib.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
 #include "absl/status/status.h"
+#include "frontend/load_budget.h"
 #include "ir/error.h"
 
 namespace tg::apps {
@@ -36,6 +41,16 @@ void CopyToHostOrder(const unsigned char* src, size_t n, size_t size, unsigned c
   }
   for (size_t i = 0; i < n; ++i)
     for (size_t b = 0; b < size; ++b) dst[i * size + b] = src[i * size + size - 1 - b];
+}
+
+// True when |path| starts with gzip's magic bytes 1f 8b.
+bool IsGzip(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  unsigned char magic[2] = {0, 0};
+  size_t got = std::fread(magic, 1, 2, f);
+  std::fclose(f);
+  return got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 }
 
 }  // namespace
@@ -113,7 +128,8 @@ absl::StatusOr<std::string> ReadMaybeGzip(const std::string& path, size_t max_by
     if (n == 0) break;
     if (out.size() + static_cast<size_t>(n) > max_bytes) {
       gzclose(file);
-      return absl::DataLossError(path + " inflates past " + std::to_string(max_bytes) + " bytes");
+      return absl::DataLossError(path + " inflates past " + std::to_string(max_bytes) +
+                                 " bytes, the most it may allocate (TG_LOAD_MAX_BYTES)");
     }
     out.append(chunk, static_cast<size_t>(n));
   }
@@ -125,7 +141,13 @@ absl::StatusOr<std::string> ReadMaybeGzip(const std::string& path, size_t max_by
 }
 
 IdxArray LoadIdx(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadMaybeGzip(path);
+  // A plain file is read whole: its size must fit the budget before the first byte. A gzip file's
+  // inflated size is only known by inflating it, which stops at the budget.
+  if (struct stat st {}; ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && !IsGzip(path))
+    CheckLoadBudget(path, "the file", static_cast<uint64_t>(st.st_size));
+  uint64_t budget = LoadBudgetBytes();
+  absl::StatusOr<std::string> bytes =
+      ReadMaybeGzip(path, static_cast<size_t>(std::min<uint64_t>(budget, std::numeric_limits<size_t>::max())));
   if (!bytes.ok()) throw Error(std::string(bytes.status().message()));
   absl::StatusOr<IdxArray> array = ParseIdx(*bytes);
   if (!array.ok()) throw Error(path + ": " + std::string(array.status().message()));

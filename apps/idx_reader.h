@@ -38,7 +38,9 @@ absl::StatusOr<IdxArray> ParseIdx(std::string_view bytes);
 // does not exist; DataLoss when the gzip stream is corrupt or inflates past |max_bytes|.
 absl::StatusOr<std::string> ReadMaybeGzip(const std::string& path, size_t max_bytes = size_t{1} << 30);
 
-// ReadMaybeGzip then ParseIdx, with a tg::Error naming |path| and the fault on any failure.
+// ReadMaybeGzip then ParseIdx, with a tg::Error naming |path| and the fault on any failure. A plain file
+// larger than the load budget (frontend/load_budget.h) is refused before it is read, a gzip file that
+// inflates past it as soon as it does.
 IdxArray LoadIdx(const std::string& path);
 
 }  // namespace tg::apps

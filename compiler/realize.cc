@@ -3,9 +3,9 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "compiler/schedule/allreduce.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/errors.h"
@@ -35,7 +35,7 @@ class KernelCache {
   }
 
   const CompiledKernel& Get(const UOpRef& ast, runtime::Device& device) {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     auto key = std::make_pair(ast, &device);
     if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
     auto compiled = std::make_unique<CompiledKernel>();
@@ -56,7 +56,7 @@ class KernelCache {
   }
 
  private:
-  absl::Mutex mu_;
+  std::mutex mu_;  // not absl::Mutex, which TSan cannot see (ir/uop.cc)
   absl::flat_hash_map<std::pair<UOpRef, runtime::Device*>, std::unique_ptr<CompiledKernel>> kernels_;
 };
 

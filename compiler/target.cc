@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 
 #include <unistd.h>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "compiler/render/renderer.h"
 #include "ir/error.h"
 #include "plugins/abi/tg_plugin.h"
@@ -79,9 +79,9 @@ Target Target::For(const runtime::DeviceInfo& device) {
 }
 
 const Target& TargetOf(const runtime::Device& device) {
-  static absl::Mutex mu;
+  static std::mutex mu;  // not absl::Mutex, which TSan cannot see (ir/uop.cc)
   static auto* targets = new absl::flat_hash_map<const runtime::Device*, std::unique_ptr<Target>>();
-  absl::MutexLock lock(&mu);
+  std::lock_guard<std::mutex> lock(mu);
   std::unique_ptr<Target>& t = (*targets)[&device];
   if (t == nullptr) t = std::make_unique<Target>(Target::For(device.info()));
   return *t;

@@ -21,6 +21,7 @@ namespace tg {
 //   });
 //   for (...) float loss = step({x, y})[0].item<float>();
 //
+// A Jit belongs to one thread at a time; give each thread its own (docs/concurrency.md).
 // Rules (each broken rule is a tg::Error, never a wrong result):
 //  - every call passes inputs of the same count, shapes, dtypes and devices as the first;
 //  - no input may be passed twice;

@@ -1,5 +1,6 @@
 // tg::Tensor: the lazy tensor of tinygrad-cc. Every op records a UOp; nothing runs until a value
 // is asked for (realize, to_vector, item). The first step of the walk in docs/architecture.md.
+// Which tensors threads may share, and when: frontend/tg.h and docs/concurrency.md.
 #ifndef TG_FRONTEND_TENSOR_H_
 #define TG_FRONTEND_TENSOR_H_
 

@@ -32,7 +32,33 @@ class PendingLoads {
     pending_[buffer.get()] = PendingLoad{buffer, std::move(fill)};
     count_ = pending_.size();
   }
-  // Removes and returns the loads of the BUFFER nodes in |nodes|.
+  // Fills the buffers among |nodes| whose loads are pending. Two threads may realize graphs that read
+  // the same loaded buffer: the one that takes its load fills it while holding |fill_mu_|, and the other
+  // waits on |fill_mu_| before it can see the load gone, so no kernel reads a half-filled buffer.
+  // |count_| drops only after the fills, so a thread that sees it at zero sees their bytes too.
+  void RunFor(const std::vector<UOpRef>& nodes) {
+    std::lock_guard<std::mutex> filling(fill_mu_);
+    auto recount = [this] {
+      std::lock_guard<std::mutex> lock(mu_);
+      count_ = pending_.size();
+    };
+    try {
+      for (auto& [buffer, load] : Take(nodes)) {
+        runtime::Buffer* dst = compiler::RuntimeBuffer(buffer);
+        std::vector<unsigned char> host(dst->nbytes());
+        load.fill(host.data(), host.size());
+        compiler::ThrowIfError(dst->CopyIn(host.data(), host.size()));
+      }
+    } catch (...) {
+      recount();
+      throw;
+    }
+    recount();
+  }
+  bool Empty() const { return count_.load() == 0; }
+
+ private:
+  // Removes and returns the loads of the BUFFER nodes in |nodes|; |count_| still counts them.
   std::vector<std::pair<UOpRef, PendingLoad>> Take(const std::vector<UOpRef>& nodes) {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::pair<UOpRef, PendingLoad>> taken;
@@ -42,12 +68,10 @@ class PendingLoads {
       taken.emplace_back(n, std::move(it->second));
       pending_.erase(it);
     }
-    count_ = pending_.size();
     return taken;
   }
-  bool Empty() const { return count_.load() == 0; }
 
- private:
+  std::mutex fill_mu_;  // held while loads are filled; taken before |mu_|
   std::mutex mu_;
   absl::flat_hash_map<const UOp*, PendingLoad> pending_;
   std::atomic<size_t> count_{0};
@@ -67,12 +91,7 @@ void RunPendingLoads(const std::vector<UOpRef>& roots) {
   for (const UOpRef& root : roots)
     for (const UOpRef& u : root->toposort())
       if (u->op() == Ops::kBuffer && seen.insert(u.get()).second) buffers.push_back(u);
-  for (auto& [buffer, load] : loads.Take(buffers)) {
-    runtime::Buffer* dst = compiler::RuntimeBuffer(buffer);
-    std::vector<unsigned char> host(dst->nbytes());
-    load.fill(host.data(), host.size());
-    compiler::ThrowIfError(dst->CopyIn(host.data(), host.size()));
-  }
+  loads.RunFor(buffers);
 }
 
 Tensor Tensor::from_loader(const Shape& shape, DType dtype, std::function<void(void*, size_t)> fill,

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <mutex>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/synchronization/mutex.h"
 #include "ir/uop_internal.h"
 
 namespace tg {
@@ -133,9 +133,11 @@ struct UOpFactory {
     bool operator()(const UOp* a, const Probe& b) const { return Same(a, b); }
     bool operator()(const Probe& a, const UOp* b) const { return Same(b, a); }
   };
+  // std::mutex rather than absl::Mutex: the system's prebuilt Abseil is not built with ThreadSanitizer,
+  // so TSan cannot see absl::Mutex order memory and reports every guarded access as a race.
   struct Table {
-    absl::Mutex mutex;
-    absl::flat_hash_set<const UOp*, Hash, Eq> nodes ABSL_GUARDED_BY(mutex);
+    std::mutex mutex;
+    absl::flat_hash_set<const UOp*, Hash, Eq> nodes;  // guarded by |mutex|
   };
   // Leaked on purpose: static rule sets hold UOpRefs that die after any static table would.
   static Table& GetTable() {
@@ -145,7 +147,7 @@ struct UOpFactory {
 
   static UOpRef LiveOrNull(const UOp* n) { return std::const_pointer_cast<const UOp>(n->weak_from_this().lock()); }
 
-  static UOpRef Find(Table& t, const Probe& p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(t.mutex) {
+  static UOpRef Find(Table& t, const Probe& p) {  // |t.mutex| held
     auto it = t.nodes.find(p);
     return it == t.nodes.end() ? nullptr : LiveOrNull(*it);
   }
@@ -155,7 +157,7 @@ struct UOpFactory {
   static void Release(UOp* node) {
     Table& t = GetTable();
     {
-      absl::MutexLock lock(&t.mutex);
+      std::lock_guard<std::mutex> lock(t.mutex);
       auto it = t.nodes.find(node);
       if (it != t.nodes.end() && *it == node) t.nodes.erase(it);
     }
@@ -177,7 +179,7 @@ struct UOpFactory {
     Table& t = GetTable();
     size_t hash = NodeHash(op, dtype, src, arg);
     {
-      absl::MutexLock lock(&t.mutex);
+      std::lock_guard<std::mutex> lock(t.mutex);
       if (UOpRef hit = Find(t, Probe{op, dtype, src, arg, hash})) return hit;
     }
     // Built outside the lock: shape derivation may throw and range analysis reads sources.
@@ -186,7 +188,7 @@ struct UOpFactory {
     UOpRef fresh(std::shared_ptr<UOp>(raw, &Release));
     UOpRef winner;
     {
-      absl::MutexLock lock(&t.mutex);
+      std::lock_guard<std::mutex> lock(t.mutex);
       auto it = t.nodes.find(raw);
       if (it != t.nodes.end()) {
         winner = LiveOrNull(*it);
@@ -215,7 +217,7 @@ UOpRef UOp::Make(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg) {
 
 size_t UOp::LiveCount() {
   auto& t = UOpFactory::GetTable();
-  absl::MutexLock lock(&t.mutex);
+  std::lock_guard<std::mutex> lock(t.mutex);
   return t.nodes.size();
 }
 

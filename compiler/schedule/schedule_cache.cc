@@ -1,7 +1,8 @@
 #include "compiler/schedule/schedule_cache.h"
 
+#include <mutex>
+
 #include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/schedule/memory_planner.h"
@@ -43,7 +44,7 @@ class Cache {
     NodeMap bind = Normalize(roots, key);
     const Entry* entry;
     {
-      absl::MutexLock lock(&mu_);
+      std::lock_guard<std::mutex> lock(mu_);
       auto it = entries_.find(key);
       if (it == entries_.end()) {
         if (entries_.size() >= kMaxEntries) entries_.clear();  // a crude bound; shapes rarely vary this much
@@ -101,7 +102,7 @@ class Cache {
     return out;
   }
 
-  absl::Mutex mu_;
+  std::mutex mu_;  // not absl::Mutex, which TSan cannot see (ir/uop.cc)
   absl::flat_hash_map<Key, Entry> entries_;
 };
 

@@ -18,6 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frontend/load_budget.h"
+
 namespace tg::nn {
 namespace {
 
@@ -174,6 +176,7 @@ Header ParseHeader(const std::string& path, const MappedFile& file) {
   if (file.size() < 8) Fail(path, "it has " + std::to_string(file.size()) + " bytes, fewer than the 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | file.data()[i];  // little-endian on any host
+  CheckLoadBudget("safe_load: " + path, "the header length", n);
   if (n > file.size() - 8 || n > kMaxHeaderBytes)
     Fail(path, "the header length " + std::to_string(n) + " runs past the end of the " + std::to_string(file.size()) +
                    "-byte file");
@@ -187,6 +190,14 @@ Header ParseHeader(const std::string& path, const MappedFile& file) {
     else header.entries.push_back(ParseEntry(path, name, value, data_size));
   }
   CheckNoOverlap(path, header.entries);
+  // Each tensor gets a device buffer of its size when it is read; the file's bytes alone bound nothing
+  // when the file is larger than the memory we may use.
+  uint64_t total = 0;
+  for (const Entry& e : header.entries) {
+    CheckLoadBudget("safe_load: " + path, "entry \"" + e.name + "\" (data_offsets)", e.end - e.begin);
+    total += e.end - e.begin;
+  }
+  CheckLoadBudget("safe_load: " + path, "the data of all entries", total);
   return header;
 }
 

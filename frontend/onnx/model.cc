@@ -1,10 +1,12 @@
 // tg::onnx::Model: load() parses once; run() binds inputs (checking dtypes and dims, binding symbolic
 // dims), then walks the nodes in order, dispatching each through OpRegistry with its model's opset.
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "frontend/devices.h"
+#include "frontend/load_budget.h"
 #include "frontend/onnx/graph.h"
 #include "frontend/onnx/onnx.h"
 #include "frontend/onnx/onnx_tensor.h"
@@ -129,11 +131,16 @@ std::string DirName(const std::string& path) {
 }
 
 std::string ReadFile(const std::string& path, const char* what) {
-  std::ifstream f(path, std::ios::binary);
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
   if (!f) throw Error(std::string("onnx: cannot open ") + what + " " + path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  std::streamoff size = f.tellg();
+  CheckLoadBudget("onnx: " + path, std::string("the ") + what + " file", static_cast<uint64_t>(std::max<std::streamoff>(size, 0)));
+  f.seekg(0);
+  std::string bytes(static_cast<size_t>(std::max<std::streamoff>(size, 0)), '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (f.gcount() != static_cast<std::streamsize>(bytes.size()))
+    throw Error(std::string("onnx: cannot read ") + what + " " + path);
+  return bytes;
 }
 
 }  // namespace

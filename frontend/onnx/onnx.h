@@ -45,7 +45,8 @@ class Model {
   // The device initializers live on and inputs are moved to.
   const std::string& device() const;
 
-  // Runs the graph once on |inputs| (by name). Throws tg::Error when an input is missing, has the wrong
+  // Runs the graph once on |inputs| (by name). Any number of threads may run one Model at once, each
+  // with its own inputs; a run never changes the model (docs/concurrency.md). Throws tg::Error when an input is missing, has the wrong
   // rank, a fixed dim that differs, a symbolic dim bound two ways, or when a node fails; the message
   // names the node. Returns every graph output, lazily: realize or read them to run the kernels.
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs) const;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 
+#include "frontend/load_budget.h"
 #include "onnx/onnx_pb.h"
 
 namespace tg::onnx {
@@ -82,7 +83,9 @@ std::vector<uint8_t> Narrow(const Field& field, DType dtype, int64_t n, const Te
   return out;
 }
 
-std::string ReadExternal(const TensorProto& p, const std::string& base_dir) {
+// The |expected| bytes of |p|'s external data; its declared range is checked against them and against the
+// file's size before anything is read.
+std::string ReadExternal(const TensorProto& p, const std::string& base_dir, int64_t expected) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
@@ -108,6 +111,9 @@ std::string ReadExternal(const TensorProto& p, const std::string& base_dir) {
     throw Error(Where(p) + ": external data range [" + std::to_string(offset) + ", +" + std::to_string(length) +
                 ") is outside " + path + " (" + std::to_string(size) + " bytes)");
   if (length < 0) length = size - offset;
+  if (length != expected)
+    throw Error(Where(p) + ": external data length is " + std::to_string(length) + " bytes, its dims need " +
+                std::to_string(expected));
   std::string data(static_cast<size_t>(length), '\0');
   f.seekg(offset);
   f.read(data.data(), length);
@@ -167,11 +173,12 @@ Tensor TensorFromProto(const TensorProto& p, const std::string& base_dir, std::s
   DType dtype = DTypeFromOnnx(p.data_type());
   Shape shape(p.dims().begin(), p.dims().end());
   int64_t n = CheckedNumel(shape, p);
+  CheckLoadBudget(Where(p), dtype.name() + " dims " + ShapeString(shape), static_cast<uint64_t>(n) * dtype.itemsize());
   std::string external;
   const std::string* raw = nullptr;
   std::vector<uint8_t> narrowed;
   if (p.data_location() == TensorProto::EXTERNAL) {
-    external = ReadExternal(p, base_dir);
+    external = ReadExternal(p, base_dir, n * dtype.itemsize());
     raw = &external;
   } else if (p.has_raw_data()) {
     raw = &p.raw_data();

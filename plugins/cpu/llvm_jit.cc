@@ -4,17 +4,21 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <functional>
 #include <mutex>
+#include <string>
 
 #include "llvm-c/Analysis.h"
 #include "llvm-c/Core.h"
 #include "llvm-c/Error.h"
+#include "llvm-c/ErrorHandling.h"
 #include "llvm-c/IRReader.h"
 #include "llvm-c/LLJIT.h"
 #include "llvm-c/Orc.h"
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm-c/Transforms/PassBuilder.h"
+#include "plugins/cpu/llvm_fatal_guard.h"
 
 namespace tg_cpu {
 namespace {
@@ -35,7 +39,7 @@ namespace {
   X(LLVMOrcThreadSafeContextGetContext) X(LLVMOrcDisposeThreadSafeContext)                           \
   X(LLVMOrcCreateNewThreadSafeModule) X(LLVMOrcJITDylibCreateResourceTracker)                        \
   X(LLVMOrcLLJITAddLLVMIRModuleWithRT) X(LLVMOrcLLJITLookup) X(LLVMOrcResourceTrackerRemove)          \
-  X(LLVMOrcReleaseResourceTracker)
+  X(LLVMOrcReleaseResourceTracker) X(LLVMInstallFatalErrorHandler) X(LLVMResetFatalErrorHandler)
 
 struct Llvm {
 #define TG_DECLARE(f) decltype(&::f) f = nullptr;
@@ -143,6 +147,11 @@ LLVMModuleRef Parse(const Llvm& l, LLVMContextRef ctx, std::string_view ir, std:
   return mod;
 }
 
+// Runs |step| with LLVM's fatal errors returned in |fatal| (false) instead of exiting the process.
+bool Guarded(const Llvm& l, const std::function<void()>& step, std::string* fatal) {
+  return RunWithLlvmFatalGuard(l.LLVMInstallFatalErrorHandler, l.LLVMResetFatalErrorHandler, step, fatal);
+}
+
 }  // namespace
 
 tg_error* JitCompile(std::string_view ir, const std::string& entry, JitKernel* out) {
@@ -170,7 +179,10 @@ tg_error* JitCompile(std::string_view ir, const std::string& entry, JitKernel* o
   l.LLVMDisposeMessage(dl);
   l.LLVMSetModuleDataLayout(mod, l.LLVMCreateTargetDataLayout(l.passes_tm));
   LLVMPassBuilderOptionsRef opts = l.LLVMCreatePassBuilderOptions();
-  LLVMErrorRef perr = l.LLVMRunPasses(mod, "default<O2>", l.passes_tm, opts);
+  LLVMErrorRef perr = nullptr;
+  std::string fatal;
+  if (!Guarded(l, [&] { perr = l.LLVMRunPasses(mod, "default<O2>", l.passes_tm, opts); }, &fatal))
+    return MakeError(TG_CODE_INTERNAL, "llvm-ir -O2 pipeline: LLVM failed: " + fatal);  // |mod| is lost
   l.LLVMDisposePassBuilderOptions(opts);
   if (perr != nullptr) {
     l.LLVMDisposeModule(mod);
@@ -182,7 +194,9 @@ tg_error* JitCompile(std::string_view ir, const std::string& entry, JitKernel* o
   LLVMOrcResourceTrackerRef rt = l.LLVMOrcJITDylibCreateResourceTracker(l.LLVMOrcLLJITGetMainJITDylib(l.jit));
   LLVMOrcExecutorAddress addr = 0;
   LLVMErrorRef err = l.LLVMOrcLLJITAddLLVMIRModuleWithRT(l.jit, rt, tsm);
-  if (err == nullptr) err = l.LLVMOrcLLJITLookup(l.jit, &addr, unique.c_str());  // code generation runs here
+  if (err == nullptr &&
+      !Guarded(l, [&] { err = l.LLVMOrcLLJITLookup(l.jit, &addr, unique.c_str()); }, &fatal))  // code generation
+    return MakeError(TG_CODE_INTERNAL, "llvm-ir code generation: LLVM failed: " + fatal);  // |rt| is lost
   if (err != nullptr) {
     std::string msg = TakeMessage(l, err);
     if (LLVMErrorRef e = l.LLVMOrcResourceTrackerRemove(rt)) TakeMessage(l, e);

@@ -26,7 +26,8 @@ struct JitKernel {
 // Parses |ir|, runs LLVM's default<O2> pipeline for the host CPU, JIT-compiles it and resolves
 // |entry| into |out|. Errors: UNAVAILABLE (libLLVM-15 cannot be loaded, with dlerror), INVALID_ARGUMENT
 // (the IR does not parse or verify; the message holds LLVM's diagnostic), NOT_FOUND (no |entry|),
-// INTERNAL (pass pipeline or code generation failed). Thread-safe (compiles are serialized).
+// INTERNAL (pass pipeline or code generation failed, a fatal error inside LLVM included: "Cannot
+// select" comes back as an error, never an exit; llvm_fatal_guard.h). Thread-safe (compiles are serialized).
 tg_error* JitCompile(std::string_view ir, const std::string& entry, JitKernel* out);
 // Frees the machine code of |kernel|; no launch of it may be running.
 void JitRelease(JitKernel* kernel);

@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "ir/error.h"
 #include "nlohmann/json.hpp"
+#include "tests/frontend/scoped_env.h"
 
 namespace tg::apps {
 namespace {
@@ -86,6 +87,13 @@ TEST(BpeTokenizer, FilesPastTheSizeBudgetAreRefusedBeforeReading) {
     FAIL() << "a 3 KB vocab.json passed a 100-byte budget";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("vocab.json is 3152 bytes, more than the 100-byte limit"));
+  }
+  tg::testing::ScopedEnv env("TG_LOAD_MAX_BYTES", "1000");  // the process-wide load budget, under the 64 MiB
+  try {
+    BpeTokenizer::Load(std::string(kData) + "vocab.json", std::string(kData) + "merges.txt");
+    FAIL() << "a 3 KB vocab.json passed a 1000-byte load budget";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("vocab.json: the file is 3152 bytes, more than the load budget of 1000 bytes"));
   }
 }
 

@@ -4,12 +4,14 @@
 #include <zlib.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "apps/fashion_mnist_data.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/error.h"
+#include "tests/frontend/scoped_env.h"
 
 namespace tg::apps {
 namespace {
@@ -101,6 +103,29 @@ TEST(IdxReader, TruncatedGzipAndMissingFilesAreErrors) {
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("absent.gz"));
+  }
+}
+
+// The load budget (TG_LOAD_MAX_BYTES): a plain file past it is refused by its size before it is read, a
+// gzip file as soon as it inflates past it.
+TEST(IdxReader, FilesPastTheLoadBudgetAreRefused) {
+  std::string plain = TempPath("budget.idx"), gz = TempPath("budget.idx.gz");
+  { std::ofstream(plain, std::ios::binary) << GoodIdx(); }
+  WriteGzip(gz, std::string{0, 0, 0x08, 1, 0, 0, 0x0f, (char)0xa0} + std::string(4000, '\x11'));
+  tg::testing::ScopedEnv env("TG_LOAD_MAX_BYTES", "1000");
+  EXPECT_EQ(LoadIdx(plain).data.size(), 6u);
+  try {
+    LoadIdx(gz);
+    FAIL() << "a 4008-byte inflated file passed a 1000-byte budget";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("budget.idx.gz inflates past 1000 bytes"));
+  }
+  tg::testing::ScopedEnv tighter("TG_LOAD_MAX_BYTES", "10");
+  try {
+    LoadIdx(plain);
+    FAIL() << "an 18-byte file passed a 10-byte budget";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("budget.idx: the file is 18 bytes, more than the load budget of 10 bytes"));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "frontend/nn/nn.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/frontend/scoped_env.h"
 
 namespace tg::nn {
 namespace {
@@ -177,6 +178,31 @@ TEST(Safetensors, MalformedFilesAreNamedErrors) {
   EXPECT_EQ(LoadError(Safetensors(R"({"__metadata__":{"k":"v"}})")), "");  // no tensors is fine
   EXPECT_THROW(safe_load(TempPath("does_not_exist.safetensors")), Error);
   EXPECT_THROW(safe_save({{"x", Tensor::zeros({1})}}, "/nonexistent_dir/x.safetensors"), Error);
+}
+
+// What the header declares is checked against the load budget (TG_LOAD_MAX_BYTES) before any tensor
+// exists: the header length, each entry's bytes and all entries together.
+TEST(Safetensors, DeclaredSizesPastTheLoadBudgetAreRefusedByField) {
+  std::string path = TempPath("budget.safetensors");
+  std::string header = R"({"a":{"dtype":"F32","shape":[64],"data_offsets":[0,256]},)"
+                       R"("b":{"dtype":"F32","shape":[16],"data_offsets":[256,320]}})";
+  ASSERT_LT(header.size(), 200u);
+  WriteFile(path, Safetensors(header, std::string(320, '\0')));
+  auto error = [&](int budget) {
+    tg::testing::ScopedEnv env("TG_LOAD_MAX_BYTES", std::to_string(budget));
+    try {
+      safe_load(path);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_THAT(error(16), HasSubstr("the header length is " + std::to_string(header.size()) +
+                                   " bytes, more than the load budget of 16 bytes"));
+  EXPECT_THAT(error(200), HasSubstr("budget.safetensors: entry \"a\" (data_offsets) is 256 bytes, more than the "
+                                    "load budget of 200 bytes"));
+  EXPECT_THAT(error(300), HasSubstr("the data of all entries is 320 bytes, more than the load budget of 300"));
+  EXPECT_EQ(error(320), "loaded");
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 
 #include "frontend/onnx/onnx.h"
 #include "frontend/tg.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/frontend/scoped_env.h"
 #include "tests/onnx/model_builder.h"
 
 namespace tg {
@@ -252,6 +254,45 @@ TEST(OnnxModel, ConvTransposeWithKernelEqualToStrideMatchesItsDefinition) {
 TEST(OnnxModel, MissingFileAndNotAModel) {
   EXPECT_THROW(onnx::load(TempDir() + "/does_not_exist.onnx"), Error);
   EXPECT_THROW(onnx::load_from_bytes("this is not protobuf at all \xff\xff\xff"), Error);
+}
+
+// Sizes the file declares are checked against the load budget (TG_LOAD_MAX_BYTES) before anything is
+// allocated: the model file's size, each initializer's dims, an external data range.
+TEST(OnnxModel, DeclaredSizesPastTheLoadBudgetAreRefusedByField) {
+  std::string bytes = Bytes(Linear());
+  std::string path = TempDir() + "/budget.onnx";
+  std::ofstream(path, std::ios::binary) << bytes;
+  auto error = [](int budget, const std::function<void()>& load) {
+    tg::testing::ScopedEnv env("TG_LOAD_MAX_BYTES", std::to_string(budget));
+    try {
+      load();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("loaded");
+  };
+  EXPECT_THAT(error(10, [&] { onnx::load(path); }),
+              HasSubstr("budget.onnx: the model file is " + std::to_string(bytes.size()) +
+                        " bytes, more than the load budget of 10 bytes"));
+  EXPECT_THAT(error(20, [&] { onnx::load_from_bytes(bytes); }),  // W is 3x2 float32: 24 bytes
+              HasSubstr("tensor \"W\": float32 dims (3, 2) is 24 bytes, more than the load budget of 20 bytes"));
+  EXPECT_EQ(error(24, [&] { onnx::load_from_bytes(bytes); }), "loaded");
+
+  // External data whose declared length is not what the dims need is refused before it is read.
+  std::ofstream(TempDir() + "/budget_w.bin", std::ios::binary) << std::string(64, '\0');
+  ::onnx::ModelProto m = Linear();
+  ::onnx::TensorProto* w = m.mutable_graph()->mutable_initializer(0);
+  w->clear_raw_data();
+  w->set_data_location(::onnx::TensorProto::EXTERNAL);
+  for (auto [k, v] : {std::pair<const char*, const char*>{"location", "budget_w.bin"}, {"length", "48"}}) {
+    auto* kv = w->add_external_data();
+    kv->set_key(k);
+    kv->set_value(v);
+  }
+  std::string ext = TempDir() + "/budget_ext.onnx";
+  std::ofstream(ext, std::ios::binary) << Bytes(m);
+  EXPECT_THAT(error(1 << 20, [&] { onnx::load(ext); }),
+              HasSubstr("tensor \"W\": external data length is 48 bytes, its dims need 24"));
 }
 
 }  // namespace
