@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/simd.h"
 #include "plugins/cpu/sized_struct.h"
 
@@ -36,12 +37,16 @@ std::string VendorName(const std::string& vendor_id) {
   return vendor_id.empty() ? "unknown" : vendor_id;
 }
 
+// Both compilers generate code for this very CPU (gcc -march=native, LLVM the host's CPU name and
+// features), so the processor's model and feature flags are part of it: two machines sharing a cache
+// directory never hand each other code their CPU may not run.
 std::string Fingerprint(const std::string& arch) {
   const CCompiler& cc = FindCCompiler();
-  std::string fp = arch + "|" + (cc.command.empty() ? "no C compiler" : cc.version) + "|";
+  std::string fp = arch + "|cpu " + HashHex({CpuInfoField("model name"), CpuInfoField("flags")}) + "|" +
+                   (cc.command.empty() ? "no C compiler" : cc.version) + "|";
   for (size_t i = 1; i < cc.command.size(); ++i) fp += cc.command[i] + " ";  // flags inside $CC
   for (const std::string& f : BaseCompileFlags()) fp += f + " ";
-  fp += "-lm|llvm-ir: libLLVM-15 ORC default<O2>";
+  fp += "-lm|llvm-ir: libLLVM-15 default<O2> objects linked by ORC";
   return fp;
 }
 
@@ -133,7 +138,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.caps = TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY;
   p.num_source_dialects = 2;
   p.source_dialects = device->dialects;
-  p.num_binary_formats = 1;
+  p.num_binary_formats = 2;
   p.binary_formats = device->formats;
   p.device_type = TG_DEVICE_TYPE_CPU;
   WriteSized(p, inout);
