@@ -51,12 +51,10 @@ std::string Fingerprint(const std::string& arch) {
 }
 
 // Which source dialect comes first in props.source_dialects, i.e. which one the host renders.
-// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, "CPU compile
-// path", 2026-11-30, loaded 2-core machine): kernels run equally fast either way (same vectorization,
-// same libm calls), and a cold compile is 4-5x faster in-process (ORC ~30-46 ms vs gcc ~170-176 ms per
-// kernel), but gcc's shared objects are cached on disk, so a repeated process compiles nothing, while
-// llvm-ir has no binary cache yet and pays ~30 ms per kernel per process. Revisit (flip to llvm-ir)
-// once llvm-ir programs are cached as object code.
+// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, 2026-12-02):
+// both are cached on disk now and llvm-ir starts 10-20x faster cold, but warm it is ~2x slower on the
+// MLP step (its small elementwise and softmax kernels, and one weight gradient), so it is not the default
+// until that is fixed.
 void OrderDialects(tg_device* d) {
   const char* want = getenv("TG_CPU_DIALECT");
   bool llvm_first = want != nullptr && std::string(want) == "llvm-ir";
