@@ -11,23 +11,27 @@ TaskPool::TaskPool(unsigned threads) {
 
 TaskPool::~TaskPool() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
+  wake_.notify_all();
   for (std::thread& t : threads_) t.join();
 }
 
 void TaskPool::Run(std::function<void()> task) {
-  absl::MutexLock lock(&mu_);
-  queue_.push_back(std::move(task));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(task));
+  }
+  wake_.notify_one();
 }
 
 void TaskPool::Loop() {
   for (;;) {
     std::function<void()> task;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(this, &TaskPool::HasWorkOrStops));
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [this] { return stop_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing is left to run
       task = std::move(queue_.front());
       queue_.pop_front();
@@ -35,8 +39,6 @@ void TaskPool::Loop() {
     task();
   }
 }
-
-bool TaskPool::HasWorkOrStops() const { return stop_ || !queue_.empty(); }
 
 TaskPool& TaskPool::Compiles() {
   static TaskPool* pool = new TaskPool(std::max(1u, std::thread::hardware_concurrency()));

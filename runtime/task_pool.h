@@ -4,12 +4,12 @@
 #ifndef TG_RUNTIME_TASK_POOL_H_
 #define TG_RUNTIME_TASK_POOL_H_
 
+#include <condition_variable>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <thread>
 #include <vector>
-
-#include "absl/synchronization/mutex.h"
 
 namespace tg::runtime {
 
@@ -31,11 +31,13 @@ class TaskPool {
 
  private:
   void Loop();
-  bool HasWorkOrStops() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
-  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
-  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  // std::mutex rather than absl::Mutex: the system's Abseil is not built for TSan, so its waits are
+  // invisible to --config=tsan, while pthread's are intercepted.
+  std::mutex mu_;  // guards queue_ and stop_
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
   std::vector<std::thread> threads_;
 };
 
