@@ -102,8 +102,11 @@ ProgramCache::Pending Device::GetProgramAsync(const KernelSource& src) {
       std::lock_guard<std::mutex> lock(async_mu_);
       ++async_compiles_;
     }
-    TaskPool::Compiles().Run([this, task = std::move(task)] {
+    TaskPool::Compiles().Run([this, task = std::move(task)]() mutable {
       task();
+      // What the task holds (the promise, and through it the program) goes before the count drops:
+      // the last reference to a program must not outlive ~Device.
+      task = nullptr;
       std::lock_guard<std::mutex> lock(async_mu_);
       if (--async_compiles_ == 0) async_done_.notify_all();
     });
