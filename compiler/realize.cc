@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <memory>
 #include <mutex>
 
@@ -22,11 +23,14 @@ namespace {
 
 struct CompiledKernel {
   GeneratedKernel kernel;
-  std::shared_ptr<runtime::Program> program;
+  runtime::ProgramCache::Pending program;  // may still be compiling; get() waits
 };
+using KernelRef = std::shared_ptr<const CompiledKernel>;
 
 // Kernels by (AST, device). ASTs are hash-consed, so an equal kernel is the same node and skips
-// codegen entirely: the cost of a repeated realize is a lookup and a launch.
+// codegen entirely: the cost of a repeated realize is a lookup and a launch. Codegen runs on the
+// calling thread, one kernel at a time; the compile it hands to the device runs on the runtime's
+// task pool, so a schedule's new kernels compile side by side while later ones are still generated.
 class KernelCache {
  public:
   static KernelCache& Global() {
@@ -34,31 +38,77 @@ class KernelCache {
     return *cache;
   }
 
-  const CompiledKernel& Get(const UOpRef& ast, runtime::Device& device) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto key = std::make_pair(ast, &device);
-    if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
-    auto compiled = std::make_unique<CompiledKernel>();
+  // The kernel of (|ast|, |device|), generating it and starting its compile on a miss. A kernel whose
+  // compile failed counts as a miss, so fixing the environment and realizing again retries it.
+  KernelRef Start(const UOpRef& ast, runtime::Device& device) {
+    if (KernelRef found = Find(ast, device)) return found;
+    std::lock_guard<std::mutex> codegen(codegen_mu_);
+    if (KernelRef found = Find(ast, device)) return found;  // another thread generated it meanwhile
+    auto compiled = std::make_shared<CompiledKernel>();
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
     std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
     compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());
-    absl::StatusOr<std::shared_ptr<runtime::Program>> program =
-        device.GetProgram(compiled->kernel.source);
-    if (!program.ok())
-      throw Error("compiling kernel " + compiled->kernel.name + " for " + device.name() +
-                  " failed: " + std::string(program.status().message()) + "\nsource:\n" +
-                  compiled->kernel.source.source);
-    compiled->program = *std::move(program);
-    return *kernels_.emplace(key, std::move(compiled)).first->second;
+    compiled->program = device.GetProgramAsync(compiled->kernel.source);
+    std::lock_guard<std::mutex> lock(mu_);
+    kernels_[std::make_pair(ast, &device)] = compiled;
+    return compiled;
   }
 
+  // The kernel when it was started before (and did not fail), else null.
+  KernelRef Find(const UOpRef& ast, runtime::Device& device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = kernels_.find(std::make_pair(ast, &device));
+    if (it == kernels_.end() || Failed(*it->second)) return nullptr;
+    return it->second;
+  }
  private:
-  std::mutex mu_;  // not absl::Mutex, which TSan cannot see (ir/uop.cc)
-  absl::flat_hash_map<std::pair<UOpRef, runtime::Device*>, std::unique_ptr<CompiledKernel>> kernels_;
+  static bool Failed(const CompiledKernel& k) {
+    return k.program.wait_for(std::chrono::seconds(0)) == std::future_status::ready && !k.program.get().ok();
+  }
+
+  // std::mutex, not absl::Mutex, which TSan cannot see (ir/uop.cc).
+  std::mutex codegen_mu_;  // codegen and BEAM searches run one at a time, as they always have
+  std::mutex mu_;          // guards kernels_
+  absl::flat_hash_map<std::pair<UOpRef, runtime::Device*>, KernelRef> kernels_;
 };
+
+runtime::Device& DeviceOf(const ScheduleItem& item) {
+  return item.runs_on != nullptr ? *item.runs_on : DeviceNamed(item.device);
+}
+
+// The program of |compiled|, waiting for its compile; a failed compile is a tg::Error with the log.
+const runtime::Program& ProgramOf(const CompiledKernel& compiled, const runtime::Device& device) {
+  const runtime::ProgramCache::Result& program = compiled.program.get();
+  if (!program.ok())
+    throw Error("compiling kernel " + compiled.kernel.name + " for " + device.name() +
+                " failed: " + std::string(program.status().message()) + "\nsource:\n" +
+                compiled.kernel.source.source);
+  return **program;
+}
+
+// Starts every kernel of |items| before the first runs, so their compiles overlap each other and the
+// launches of the kernels ready before them. Under BEAM a search times candidates on the device and
+// compiles in the background would skew it, so kernels are then started one by one as they run. A
+// kernel whose codegen fails is left for RunKernel, which raises the error in schedule order.
+std::vector<KernelRef> StartKernels(const std::vector<ScheduleItem>& items) {
+  std::vector<KernelRef> kernels(items.size());
+  std::optional<bool> searching;  // read only on a miss: a replay finds every kernel
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind != ScheduleItem::Kind::kKernel) continue;
+    runtime::Device& device = DeviceOf(items[i]);
+    if ((kernels[i] = KernelCache::Global().Find(items[i].ast, device))) continue;
+    if (!searching) searching = GetEnvInt("BEAM", 0) > 0;
+    if (*searching) continue;
+    try {
+      kernels[i] = KernelCache::Global().Start(items[i].ast, device);
+    } catch (const Error&) {
+    }
+  }
+  return kernels;
+}
 
 void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kernel,
                      const std::vector<UOpRef>& buffers, uint64_t elapsed_ns) {
@@ -71,9 +121,11 @@ void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kerne
                buffers.size(), us, us > 0 ? bytes / (us * 1e3) : 0.0);
 }
 
-void RunKernel(const ScheduleItem& item) {
-  runtime::Device& device = item.runs_on != nullptr ? *item.runs_on : DeviceNamed(item.device);
-  const CompiledKernel& compiled = KernelCache::Global().Get(item.ast, device);
+void RunKernel(const ScheduleItem& item, KernelRef started) {
+  runtime::Device& device = DeviceOf(item);
+  KernelRef compiled_ref = started ? std::move(started) : KernelCache::Global().Start(item.ast, device);
+  const CompiledKernel& compiled = *compiled_ref;
+  const runtime::Program& program = ProgramOf(compiled, device);
   std::vector<runtime::KernelArg> args;
   for (const UOpRef& b : item.buffers) {
     runtime::Buffer* buffer = RuntimeBuffer(b);
@@ -82,7 +134,7 @@ void RunKernel(const ScheduleItem& item) {
   }
   bool timed = DebugLevel() >= 2;
   uint64_t elapsed_ns = 0;
-  ThrowIfError(device.Launch(*compiled.program, compiled.kernel.dims, args,
+  ThrowIfError(device.Launch(program, compiled.kernel.dims, args,
                              timed ? &elapsed_ns : nullptr));
   if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
 }
@@ -100,10 +152,11 @@ void RunCopy(const ScheduleItem& item) {
 }  // namespace
 
 void RunItems(const std::vector<ScheduleItem>& items) {
-  for (const ScheduleItem& item : items) {
-    RecordForCapture(item);
-    if (item.kind == ScheduleItem::Kind::kCopy) RunCopy(item);
-    else RunKernel(item);
+  std::vector<KernelRef> kernels = StartKernels(items);
+  for (size_t i = 0; i < items.size(); ++i) {
+    RecordForCapture(items[i]);
+    if (items[i].kind == ScheduleItem::Kind::kCopy) RunCopy(items[i]);
+    else RunKernel(items[i], std::move(kernels[i]));
   }
 }
 

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <future>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/env.h"
 #include "runtime/buffer.h"
+#include "runtime/task_pool.h"
 
 namespace tg::runtime {
 namespace {
@@ -68,6 +70,10 @@ Device::Device(const Plugin& plugin, tg_device* handle, DeviceInfo info)
       allocator_(plugin, handle, DefaultCacheBytes(info_)) {}
 
 Device::~Device() {
+  {
+    std::unique_lock<std::mutex> lock(async_mu_);
+    async_done_.wait(lock, [this] { return async_compiles_ == 0; });
+  }
   // Members die after this body, but the device handle must outlive their plugin objects.
   programs_.Clear();
   allocator_.Flush();
@@ -82,6 +88,30 @@ absl::StatusOr<std::shared_ptr<Program>> Device::GetProgram(const KernelSource& 
   }
   std::string key = ProgramCache::Key(info_.plugin, info_.fingerprint, src);
   return programs_.GetOrCompile(key, [&] { return LoadOrCompile(src, key); });
+}
+
+ProgramCache::Pending Device::GetProgramAsync(const KernelSource& src) {
+  if (!info_.SupportsDialect(src.dialect)) {
+    std::promise<ProgramCache::Result> refused;
+    refused.set_value(GetProgram(src));  // the dialect error, without a trip through the pool
+    return refused.get_future().share();
+  }
+  std::string key = ProgramCache::Key(info_.plugin, info_.fingerprint, src);
+  auto on_pool = [this](std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(async_mu_);
+      ++async_compiles_;
+    }
+    TaskPool::Compiles().Run([this, task = std::move(task)]() mutable {
+      task();
+      // What the task holds (the promise, and through it the program) goes before the count drops:
+      // the last reference to a program must not outlive ~Device.
+      task = nullptr;
+      std::lock_guard<std::mutex> lock(async_mu_);
+      if (--async_compiles_ == 0) async_done_.notify_all();
+    });
+  };
+  return programs_.GetOrStart(key, [this, src, key] { return LoadOrCompile(src, key); }, on_pool);
 }
 
 absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSource& src, const std::string& key) {

@@ -3,6 +3,7 @@
 #ifndef TG_RUNTIME_DEVICE_H_
 #define TG_RUNTIME_DEVICE_H_
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,7 +29,8 @@ class Device {              // one opened device of one plugin; owned by the reg
   // device_open + device_props. Errors name the plugin, its path and the ordinal. |plugin| must
   // outlive the device.
   static absl::StatusOr<std::unique_ptr<Device>> Open(const Plugin& plugin, uint32_t ordinal);
-  // Frees cached buffers and programs, then device_close. Every Buffer and Program of this device
+  // Waits for its compiles still running on the task pool, frees cached buffers and programs, then
+  // device_close. Every Buffer and Program of this device
   // must be gone by now (registry devices are never destroyed, so this matters only in tests).
   ~Device();
   Device(const Device&) = delete;
@@ -47,6 +49,11 @@ class Device {              // one opened device of one plugin; owned by the reg
   // Behind the memory cache sits the sqlite DiskCache: a cached binary is loaded with program_load
   // (a refused one is dropped and recompiled), and a fresh compile's program_binary is stored.
   absl::StatusOr<std::shared_ptr<Program>> GetProgram(const KernelSource& src);
+  // GetProgram without waiting: the work runs on TaskPool::Compiles(), so the kernels of one schedule
+  // compile side by side (a plugin's program_compile is callable from several threads: tg_plugin.h).
+  // The same source asked for twice, here or through GetProgram, compiles once. get() gives what
+  // GetProgram would have returned.
+  ProgramCache::Pending GetProgramAsync(const KernelSource& src);
   // program_compile with no cache at all, for BEAM candidates (most are thrown away). Counted in
   // program_cache().counters().compiles like every compile.
   absl::StatusOr<std::shared_ptr<Program>> CompileUncached(const KernelSource& src);
@@ -80,6 +87,9 @@ class Device {              // one opened device of one plugin; owned by the reg
   tg_device* handle_;
   DeviceInfo info_;
   std::mutex stream_mu_;     // the ABI makes the host serialize enqueues on one stream
+  std::mutex async_mu_;      // guards async_compiles_
+  std::condition_variable async_done_;
+  int async_compiles_ = 0;   // GetProgramAsync tasks not yet finished; the destructor waits for 0
   BufferAllocator allocator_;
   ProgramCache programs_;
 };

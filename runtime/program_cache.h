@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,11 +38,20 @@ class ProgramCache {
   Counters& counters() { return counters_; }
   const Counters& counters() const { return counters_; }
 
+  using Result = absl::StatusOr<std::shared_ptr<Program>>;
+  using Compile = std::function<Result()>;
+  // A program that may still be compiling: get() waits for it.
+  using Pending = std::shared_future<Result>;
+  // Runs a task now or on another thread (TaskPool::Run, or inline).
+  using Runner = std::function<void(std::function<void()>)>;
+
   // The cached program for |key|, else |compile|'s result, which is cached when it succeeds
-  // (failures are not cached: the caller may fix the environment and retry). Compiles run outside
-  // the lock, so two threads may compile the same key once each; the first stored wins.
-  using Compile = std::function<absl::StatusOr<std::shared_ptr<Program>>()>;
-  absl::StatusOr<std::shared_ptr<Program>> GetOrCompile(const std::string& key, const Compile& compile);
+  // (failures are not cached: the caller may fix the environment and retry).
+  Result GetOrCompile(const std::string& key, const Compile& compile);
+  // The same, without waiting: the cached or already compiling program for |key| (one compile per
+  // key however many callers ask), else |compile| handed to |run|. A failed compile's waiters all
+  // get its error; the key is then forgotten, so a later call compiles again.
+  Pending GetOrStart(const std::string& key, Compile compile, const Runner& run);
 
   size_t size() const;
   uint64_t hits() const;
@@ -49,7 +59,7 @@ class ProgramCache {
 
  private:
   mutable std::mutex mu_;
-  absl::flat_hash_map<std::string, std::shared_ptr<Program>> programs_;
+  absl::flat_hash_map<std::string, Pending> programs_;
   uint64_t hits_ = 0;
   Counters counters_;
 };

@@ -243,6 +243,11 @@ typedef struct tg_plugin_api {
 
   /* -- programs --
    * program_compile (REQUIRED): on a failed compile the error's message holds the full build log.
+   * It may be called from several threads at once, for different sources or the same one, on one
+   * device or several: the host compiles the new kernels of a schedule side by side, one thread per
+   * core. Each call returns its own program. A plugin whose compiler cannot run concurrently
+   * serializes inside (a lock around the part that cannot), never by failing. program_load and
+   * program_binary may likewise be called concurrently (program_binary on one program too).
    * program_load (OPTIONAL; fallback: compile from source every process): loads a binary produced
    * by program_binary; FAILED_PRECONDITION means stale or foreign: the host recompiles.
    * A truncated or corrupted binary of a known format must return FAILED_PRECONDITION, never crash.

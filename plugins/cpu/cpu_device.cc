@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/simd.h"
 #include "plugins/cpu/sized_struct.h"
 
@@ -36,22 +37,24 @@ std::string VendorName(const std::string& vendor_id) {
   return vendor_id.empty() ? "unknown" : vendor_id;
 }
 
+// Both compilers generate code for this very CPU (gcc -march=native, LLVM the host's CPU name and
+// features), so the processor's model and feature flags are part of it: two machines sharing a cache
+// directory never hand each other code their CPU may not run.
 std::string Fingerprint(const std::string& arch) {
   const CCompiler& cc = FindCCompiler();
-  std::string fp = arch + "|" + (cc.command.empty() ? "no C compiler" : cc.version) + "|";
+  std::string fp = arch + "|cpu " + HashHex({CpuInfoField("model name"), CpuInfoField("flags")}) + "|" +
+                   (cc.command.empty() ? "no C compiler" : cc.version) + "|";
   for (size_t i = 1; i < cc.command.size(); ++i) fp += cc.command[i] + " ";  // flags inside $CC
   for (const std::string& f : BaseCompileFlags()) fp += f + " ";
-  fp += "-lm|llvm-ir: libLLVM-15 ORC default<O2>";
+  fp += "-lm|llvm-ir: libLLVM-15 default<O2> objects linked by ORC";
   return fp;
 }
 
 // Which source dialect comes first in props.source_dialects, i.e. which one the host renders.
-// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, "CPU compile
-// path", 2026-11-30, loaded 2-core machine): kernels run equally fast either way (same vectorization,
-// same libm calls), and a cold compile is 4-5x faster in-process (ORC ~30-46 ms vs gcc ~170-176 ms per
-// kernel), but gcc's shared objects are cached on disk, so a repeated process compiles nothing, while
-// llvm-ir has no binary cache yet and pays ~30 ms per kernel per process. Revisit (flip to llvm-ir)
-// once llvm-ir programs are cached as object code.
+// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, 2026-12-02):
+// both are cached on disk now and llvm-ir starts 10-20x faster cold, but warm it is ~2x slower on the
+// MLP step (its small elementwise and softmax kernels, and one weight gradient), so it is not the default
+// until that is fixed.
 void OrderDialects(tg_device* d) {
   const char* want = getenv("TG_CPU_DIALECT");
   bool llvm_first = want != nullptr && std::string(want) == "llvm-ir";
@@ -133,7 +136,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.caps = TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY;
   p.num_source_dialects = 2;
   p.source_dialects = device->dialects;
-  p.num_binary_formats = 1;
+  p.num_binary_formats = 2;
   p.binary_formats = device->formats;
   p.device_type = TG_DEVICE_TYPE_CPU;
   WriteSized(p, inout);

@@ -17,7 +17,7 @@ struct tg_device {
   std::string name, vendor, arch, fingerprint;
   // Preference order (the host renders the first it can): see DefaultDialectOrder in cpu_device.cc.
   const char* dialects[2] = {"c", "llvm-ir"};
-  const char* formats[1] = {"elf-so"};
+  const char* formats[2] = {"elf-so", "llvm-obj"};
   uint64_t global_mem_bytes = 0;
   uint32_t compute_units = 1;
   uint32_t vector_width = 1;

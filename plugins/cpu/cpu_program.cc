@@ -17,6 +17,7 @@ namespace tg_cpu {
 namespace {
 
 constexpr char kFormat[] = "elf-so";
+constexpr char kObjectFormat[] = "llvm-obj";
 
 // dlopen + dlsym. |stale_code| is the code for a library that will not load (INTERNAL after our
 // own compile, FAILED_PRECONDITION for a binary the host handed us).
@@ -52,6 +53,42 @@ bool IsLoadableElf(std::string_view bin) {
          h.e_ident[EI_DATA] == ELFDATA2LSB && h.e_type == ET_DYN && h.e_machine == EM_X86_64;
 }
 
+tg_program* NewJitProgram(tg_device* device, const std::string& entry, JitObject object, JitKernel jit) {
+  auto* p = new tg_program;
+  p->device = device;
+  p->fn = jit.fn;
+  p->jit = std::move(jit);
+  p->object = std::move(object);
+  p->entry = entry;
+  return p;
+}
+
+// An llvm-ir program's binary: the CPU its code is for, its symbol and the object, NUL-separated (the
+// first two never hold a NUL), sealed like the shared objects.
+std::string ObjectBinary(const JitObject& o) {
+  return SealBinary(o.target + '\0' + o.symbol + '\0' + o.object);
+}
+
+tg_error* LoadObject(tg_device* device, std::string_view sealed, const char* entry, tg_program** out) {
+  std::string why;
+  std::string_view bytes;
+  if (!UnsealBinary(sealed, &bytes, &why)) return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
+  size_t a = bytes.find('\0'), b = a == std::string_view::npos ? a : bytes.find('\0', a + 1);
+  if (b == std::string_view::npos) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: the llvm-obj binary has no target and symbol");
+  }
+  JitObject object{std::string(bytes.substr(0, a)), std::string(bytes.substr(a + 1, b - a - 1)),
+                   std::string(bytes.substr(b + 1))};
+  // The symbol is the entry made unique (llvm_jit.h): a binary of another kernel is refused here.
+  if (object.symbol.rfind(std::string(entry) + ".tg", 0) != 0) {
+    return MakeError(TG_CODE_NOT_FOUND, "entry point '" + std::string(entry) + "' not found in the llvm-obj binary");
+  }
+  JitKernel jit;
+  if (tg_error* e = JitLoad(object, &jit)) return e;
+  *out = NewJitProgram(device, entry, std::move(object), std::move(jit));
+  return nullptr;
+}
+
 }  // namespace
 
 tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
@@ -64,14 +101,11 @@ tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
   }
   std::string_view source(a.source, a.source_len);
   if (a.dialect != nullptr && strcmp(a.dialect, "llvm-ir") == 0) {
+    JitObject object;
+    if (tg_error* e = JitCompile(source, a.entry, &object)) return e;
     JitKernel jit;
-    if (tg_error* e = JitCompile(source, a.entry, &jit)) return e;
-    auto* p = new tg_program;
-    p->device = a.device;
-    p->jit = jit;
-    p->fn = jit.fn;
-    p->entry = a.entry;
-    *out = p;
+    if (tg_error* e = JitLoad(object, &jit)) return e;
+    *out = NewJitProgram(a.device, a.entry, std::move(object), std::move(jit));
     return nullptr;
   }
   if (a.dialect == nullptr || strcmp(a.dialect, "c") != 0) {
@@ -89,13 +123,14 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   if (device == nullptr || out == nullptr || entry == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_load: NULL device, entry or out_program");
   }
+  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
+                                               : std::string_view();
+  if (format != nullptr && strcmp(format, kObjectFormat) == 0) return LoadObject(device, sealed, entry, out);
   if (format == nullptr || strcmp(format, kFormat) != 0) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, std::string("program_load: format '") +
                                                       (format ? format : "(null)") +
-                                                      "' is not \"elf-so\"");
+                                                      "' is not \"elf-so\" or \"llvm-obj\"");
   }
-  std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
-                                               : std::string_view();
   std::string why;
   std::string_view bytes;
   // Before anything touches the bytes: dlopen() of a truncated ELF is SIGBUS, not an error.
@@ -120,17 +155,16 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
   if (program == nullptr || out_format == nullptr || out_binary == nullptr || out_len == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
   }
-  if (program->library == nullptr) {
-    return MakeError(TG_CODE_UNIMPLEMENTED, "program_binary: llvm-ir programs have no binary (they JIT in milliseconds)");
-  }
-  std::call_once(program->binary_once, [program] {
+  const bool jit = program->library == nullptr;
+  std::call_once(program->binary_once, [program, jit] {
     std::string so;
-    if (ReadCachedObject(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
+    if (jit) program->binary = ObjectBinary(program->object);
+    else if (ReadCachedObject(program->so_path, &so, &program->binary_error)) program->binary = SealBinary(so);
   });
   if (program->binary.empty()) {
     return MakeError(TG_CODE_INTERNAL, "program_binary: " + program->binary_error);
   }
-  *out_format = kFormat;
+  *out_format = jit ? kObjectFormat : kFormat;
   *out_binary = program->binary.data();
   *out_len = program->binary.size();
   return nullptr;

@@ -1,6 +1,6 @@
 // cpu_program.h: the CPU plugin's program: a "c" kernel compiled by the system C compiler into a shared
-// object in the disk cache, dlopen()ed (binary format "elf-so"), or an "llvm-ir" kernel JIT-compiled
-// in-process (llvm_jit.h; no binary: program_binary is UNIMPLEMENTED for it, so it recompiles per process).
+// object in the disk cache, dlopen()ed (binary format "elf-so"), or an "llvm-ir" kernel compiled
+// in-process into object code and linked by LLVM's JIT (llvm_jit.h; binary format "llvm-obj").
 #ifndef TG_PLUGINS_CPU_CPU_PROGRAM_H_
 #define TG_PLUGINS_CPU_CPU_PROGRAM_H_
 
@@ -13,12 +13,13 @@
 struct tg_program {
   tg_device* device = nullptr;
   void* library = nullptr;  // dlopen handle, dlclose()d by ProgramDestroy ("c" programs)
-  tg_cpu::JitKernel jit;    // the JIT-compiled code ("llvm-ir" programs)
+  tg_cpu::JitKernel jit;    // the linked code ("llvm-ir" programs)
+  tg_cpu::JitObject object; // ... and the object it came from, for program_binary
   tg_c_kernel_fn fn = nullptr;
   std::string entry;
   std::string so_path;      // the cached shared object
   std::once_flag binary_once;
-  std::string binary;       // the sealed .so bytes, made on the first program_binary
+  std::string binary;       // the sealed .so or object bytes, made on the first program_binary
   std::string binary_error;
 };
 
@@ -27,13 +28,14 @@ namespace tg_cpu {
 // program_compile: dialect "c" (errors as CompileToSharedObject, NOT_FOUND when the entry symbol is
 // missing from the compiled object) or "llvm-ir" (errors as JitCompile).
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
-// program_load: |format| must be "elf-so" and |binary| a sealed (binary_envelope.h) x86-64 ELF
-// shared object, else FAILED_PRECONDITION (the host then recompiles): truncated, corrupt or
-// foreign bytes never reach dlopen(). The .so is written to the cache and dlopen()ed.
+// program_load: |format| "elf-so" with |binary| a sealed (binary_envelope.h) x86-64 ELF shared object,
+// written to the cache and dlopen()ed; or "llvm-obj" with a sealed object of an llvm-ir program,
+// linked by the JIT. Anything else is FAILED_PRECONDITION (the host then recompiles): truncated,
+// corrupt or foreign bytes, or an object generated for another CPU, never reach dlopen() or LLVM.
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
                       const char* entry, tg_program** out);
-// program_binary: the sealed .so bytes and "elf-so"; valid until ProgramDestroy. UNIMPLEMENTED for
-// llvm-ir programs: their JIT takes milliseconds, so the host simply compiles them again.
+// program_binary: the sealed .so bytes and "elf-so", or for an llvm-ir program the sealed object (with
+// the CPU it was generated for and its symbol) and "llvm-obj"; valid until ProgramDestroy.
 tg_error* ProgramBinary(tg_program* program, const char** out_format, const void** out_binary,
                         uint64_t* out_len);
 void ProgramDestroy(tg_program* program);

@@ -32,8 +32,8 @@ void OnLlvmFatalError(const char* reason) {
 
 }  // namespace
 
-bool RunWithLlvmFatalGuard(LlvmInstallFatalHandlerFn install, LlvmResetFatalHandlerFn reset,
-                           const std::function<void()>& step, std::string* reason) {
+bool RunWithLlvmFatalGuard(LlvmInstallFatalHandlerFn install, const std::function<void()>& step,
+                           std::string* reason) {
   Guard guard;
   install(&OnLlvmFatalError);
   active_guard = &guard;
@@ -42,11 +42,9 @@ bool RunWithLlvmFatalGuard(LlvmInstallFatalHandlerFn install, LlvmResetFatalHand
   if (sigsetjmp(guard.jump, 0) == 0) {
     step();
     active_guard = nullptr;
-    reset();
     return true;
   }
   active_guard = nullptr;
-  reset();
   *reason = guard.reason;
   return false;
 }

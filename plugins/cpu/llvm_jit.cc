@@ -1,10 +1,12 @@
-// llvm_jit.cc: "llvm-ir" kernels compiled in-process by LLVM 15 ORC LLJIT, loaded with dlopen.
+// llvm_jit.cc: "llvm-ir" kernels compiled in-process by LLVM 15 into object code, linked by ORC LLJIT.
 #include "plugins/cpu/llvm_jit.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <string.h>
 
-#include <atomic>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -18,6 +20,7 @@
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm-c/Transforms/PassBuilder.h"
+#include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/llvm_fatal_guard.h"
 
 namespace tg_cpu {
@@ -28,24 +31,27 @@ namespace {
   X(LLVMInitializeX86TargetInfo) X(LLVMInitializeX86Target) X(LLVMInitializeX86TargetMC)             \
   X(LLVMInitializeX86AsmPrinter) X(LLVMGetDefaultTargetTriple) X(LLVMGetHostCPUName)                 \
   X(LLVMGetHostCPUFeatures) X(LLVMGetTargetFromTriple) X(LLVMCreateTargetMachine)                    \
-  X(LLVMCreateTargetDataLayout) X(LLVMSetModuleDataLayout) X(LLVMSetTarget) X(LLVMDisposeMessage)     \
-  X(LLVMCreateMemoryBufferWithMemoryRangeCopy) X(LLVMParseIRInContext) X(LLVMVerifyModule)           \
-  X(LLVMGetNamedFunction) X(LLVMSetValueName2) X(LLVMDisposeModule) X(LLVMCreatePassBuilderOptions)  \
-  X(LLVMDisposePassBuilderOptions) X(LLVMRunPasses) X(LLVMGetErrorMessage) X(LLVMDisposeErrorMessage) \
+  X(LLVMDisposeTargetMachine) X(LLVMCreateTargetDataLayout) X(LLVMDisposeTargetData)                 \
+  X(LLVMSetModuleDataLayout) X(LLVMSetTarget) X(LLVMDisposeMessage) X(LLVMContextCreate)             \
+  X(LLVMContextDispose) X(LLVMCreateMemoryBufferWithMemoryRangeCopy) X(LLVMParseIRInContext)         \
+  X(LLVMVerifyModule) X(LLVMGetNamedFunction) X(LLVMSetValueName2) X(LLVMDisposeModule)              \
+  X(LLVMCreatePassBuilderOptions) X(LLVMDisposePassBuilderOptions) X(LLVMRunPasses)                  \
+  X(LLVMTargetMachineEmitToMemoryBuffer) X(LLVMGetBufferStart) X(LLVMGetBufferSize)                  \
+  X(LLVMDisposeMemoryBuffer) X(LLVMGetErrorMessage) X(LLVMDisposeErrorMessage)                       \
   X(LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine) X(LLVMOrcCreateLLJITBuilder)               \
   X(LLVMOrcLLJITBuilderSetJITTargetMachineBuilder) X(LLVMOrcCreateLLJIT) X(LLVMOrcLLJITGetMainJITDylib) \
   X(LLVMOrcLLJITGetGlobalPrefix) X(LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess)             \
-  X(LLVMOrcJITDylibAddGenerator) X(LLVMOrcCreateNewThreadSafeContext)                                \
-  X(LLVMOrcThreadSafeContextGetContext) X(LLVMOrcDisposeThreadSafeContext)                           \
-  X(LLVMOrcCreateNewThreadSafeModule) X(LLVMOrcJITDylibCreateResourceTracker)                        \
-  X(LLVMOrcLLJITAddLLVMIRModuleWithRT) X(LLVMOrcLLJITLookup) X(LLVMOrcResourceTrackerRemove)          \
-  X(LLVMOrcReleaseResourceTracker) X(LLVMInstallFatalErrorHandler) X(LLVMResetFatalErrorHandler)
+  X(LLVMOrcJITDylibAddGenerator) X(LLVMOrcJITDylibCreateResourceTracker)                             \
+  X(LLVMOrcLLJITAddObjectFileWithRT) X(LLVMOrcLLJITLookup) X(LLVMOrcResourceTrackerRemove)            \
+  X(LLVMOrcReleaseResourceTracker) X(LLVMInstallFatalErrorHandler)
 
 struct Llvm {
 #define TG_DECLARE(f) decltype(&::f) f = nullptr;
   TG_LLVM_FUNCTIONS(TG_DECLARE)
 #undef TG_DECLARE
-  LLVMTargetMachineRef passes_tm = nullptr;  // the host machine the -O2 pipeline tunes for
+  std::string triple, cpu, features;  // the host, as LLVM names it
+  std::string target;                 // cpu + features: what every object here is generated for
+  LLVMTargetRef llvm_target = nullptr;
   LLVMOrcLLJITRef jit = nullptr;
   std::string error;  // why LLVM is unusable; empty when it works
 };
@@ -57,24 +63,18 @@ std::string TakeMessage(const Llvm& l, LLVMErrorRef e) {
   return s;
 }
 
-// Two target machines for the host (CPU name + every feature, AVX-512 included): one tunes the pass
-// pipeline, the other is handed to LLJIT for code generation (it takes ownership).
-LLVMTargetMachineRef HostMachine(const Llvm& l, std::string* why) {
-  char* triple = l.LLVMGetDefaultTargetTriple();
-  char *cpu = l.LLVMGetHostCPUName(), *features = l.LLVMGetHostCPUFeatures(), *err = nullptr;
-  LLVMTargetRef target = nullptr;
-  LLVMTargetMachineRef tm = nullptr;
-  if (l.LLVMGetTargetFromTriple(triple, &target, &err) != 0) {
-    *why = std::string("no LLVM target for the host: ") + (err ? err : "");
-    l.LLVMDisposeMessage(err);
-  } else {
-    tm = l.LLVMCreateTargetMachine(target, triple, cpu, features, LLVMCodeGenLevelDefault, LLVMRelocDefault,
-                                   LLVMCodeModelJITDefault);
-  }
-  l.LLVMDisposeMessage(triple);
-  l.LLVMDisposeMessage(cpu);
-  l.LLVMDisposeMessage(features);
-  return tm;
+std::string TakeString(const Llvm& l, char* s) {
+  std::string out = s ? s : "";
+  l.LLVMDisposeMessage(s);
+  return out;
+}
+
+// A target machine for the host (CPU name + every feature, AVX-512 included). One per compile:
+// a target machine is not safe to share between threads generating code. The JIT's code model, so
+// objects link like the IR the JIT compiled itself would have.
+LLVMTargetMachineRef HostMachine(const Llvm& l) {
+  return l.LLVMCreateTargetMachine(l.llvm_target, l.triple.c_str(), l.cpu.c_str(), l.features.c_str(),
+                                   LLVMCodeGenLevelDefault, LLVMRelocDefault, LLVMCodeModelJITDefault);
 }
 
 void CreateJit(Llvm& l) {
@@ -82,9 +82,16 @@ void CreateJit(Llvm& l) {
   l.LLVMInitializeX86Target();
   l.LLVMInitializeX86TargetMC();
   l.LLVMInitializeX86AsmPrinter();
-  l.passes_tm = HostMachine(l, &l.error);
-  LLVMTargetMachineRef jit_tm = l.passes_tm ? HostMachine(l, &l.error) : nullptr;
-  if (jit_tm == nullptr) return;
+  l.triple = TakeString(l, l.LLVMGetDefaultTargetTriple());
+  l.cpu = TakeString(l, l.LLVMGetHostCPUName());
+  l.features = TakeString(l, l.LLVMGetHostCPUFeatures());
+  l.target = l.triple + " " + l.cpu + " " + l.features;
+  char* err = nullptr;
+  if (l.LLVMGetTargetFromTriple(l.triple.c_str(), &l.llvm_target, &err) != 0) {
+    l.error = "no LLVM target for the host: " + TakeString(l, err);
+    return;
+  }
+  LLVMTargetMachineRef jit_tm = HostMachine(l);  // LLJIT takes ownership
   LLVMOrcLLJITBuilderRef builder = l.LLVMOrcCreateLLJITBuilder();
   l.LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, l.LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(jit_tm));
   if (LLVMErrorRef e = l.LLVMOrcCreateLLJIT(&l.jit, builder)) {
@@ -124,22 +131,17 @@ Llvm& GetLlvm() {
   return *llvm;
 }
 
-std::mutex g_compile_mu;
-std::atomic<uint64_t> g_next_id{0};
-
 // Parses and verifies |ir| into a module of |ctx|, or returns the diagnostic in |why|.
 LLVMModuleRef Parse(const Llvm& l, LLVMContextRef ctx, std::string_view ir, std::string* why) {
   LLVMMemoryBufferRef buf = l.LLVMCreateMemoryBufferWithMemoryRangeCopy(ir.data(), ir.size(), "kernel.ll");
   LLVMModuleRef mod = nullptr;
   char* msg = nullptr;
   if (l.LLVMParseIRInContext(ctx, buf, &mod, &msg) != 0) {  // takes |buf|
-    *why = std::string("LLVM IR does not parse: ") + (msg ? msg : "");
-    l.LLVMDisposeMessage(msg);
+    *why = "LLVM IR does not parse: " + TakeString(l, msg);
     return nullptr;
   }
   if (l.LLVMVerifyModule(mod, LLVMReturnStatusAction, &msg) != 0) {
-    *why = std::string("LLVM IR does not verify: ") + (msg ? msg : "");
-    l.LLVMDisposeMessage(msg);
+    *why = "LLVM IR does not verify: " + TakeString(l, msg);
     l.LLVMDisposeModule(mod);
     return nullptr;
   }
@@ -149,73 +151,156 @@ LLVMModuleRef Parse(const Llvm& l, LLVMContextRef ctx, std::string_view ir, std:
 
 // Runs |step| with LLVM's fatal errors returned in |fatal| (false) instead of exiting the process.
 bool Guarded(const Llvm& l, const std::function<void()>& step, std::string* fatal) {
-  return RunWithLlvmFatalGuard(l.LLVMInstallFatalErrorHandler, l.LLVMResetFatalErrorHandler, step, fatal);
+  return RunWithLlvmFatalGuard(l.LLVMInstallFatalErrorHandler, step, fatal);
+}
+
+// -O2 for the host, then object code into |out|. |mod| stays the caller's, unless LLVM failed fatally
+// inside (|*lost|): then the module, its context and the target machine are abandoned, never freed.
+tg_error* OptimizeAndEmit(const Llvm& l, LLVMModuleRef mod, std::string* out, bool* lost) {
+  LLVMTargetMachineRef tm = HostMachine(l);
+  l.LLVMSetTarget(mod, l.triple.c_str());
+  LLVMTargetDataRef layout = l.LLVMCreateTargetDataLayout(tm);
+  l.LLVMSetModuleDataLayout(mod, layout);
+  l.LLVMDisposeTargetData(layout);
+  LLVMPassBuilderOptionsRef opts = l.LLVMCreatePassBuilderOptions();
+  LLVMErrorRef perr = nullptr;
+  std::string fatal;
+  if (!Guarded(l, [&] { perr = l.LLVMRunPasses(mod, "default<O2>", tm, opts); }, &fatal)) {
+    *lost = true;
+    return MakeError(TG_CODE_INTERNAL, "llvm-ir -O2 pipeline: LLVM failed: " + fatal);
+  }
+  l.LLVMDisposePassBuilderOptions(opts);
+  tg_error* result = nullptr;
+  char* msg = nullptr;
+  LLVMMemoryBufferRef buf = nullptr;
+  LLVMBool emit_failed = 0;
+  if (perr != nullptr) {
+    result = MakeError(TG_CODE_INTERNAL, "llvm-ir -O2 pipeline: " + TakeMessage(l, perr));
+  } else if (!Guarded(
+                 l, [&] { emit_failed = l.LLVMTargetMachineEmitToMemoryBuffer(tm, mod, LLVMObjectFile, &msg, &buf); },
+                 &fatal)) {
+    *lost = true;
+    return MakeError(TG_CODE_INTERNAL, "llvm-ir code generation: LLVM failed: " + fatal);
+  } else if (emit_failed != 0) {
+    result = MakeError(TG_CODE_INTERNAL, "llvm-ir code generation: " + TakeString(l, msg));
+  } else {
+    out->assign(l.LLVMGetBufferStart(buf), l.LLVMGetBufferSize(buf));
+    l.LLVMDisposeMemoryBuffer(buf);
+  }
+  l.LLVMDisposeTargetMachine(tm);
+  return result;
+}
+
+// Whether |bytes| is what JitCompile emits: a 64-bit little-endian x86-64 ELF relocatable object.
+bool IsX86Object(std::string_view bytes) {
+  if (bytes.size() < sizeof(Elf64_Ehdr)) return false;
+  Elf64_Ehdr h;
+  memcpy(&h, bytes.data(), sizeof h);
+  return memcmp(h.e_ident, ELFMAG, SELFMAG) == 0 && h.e_ident[EI_CLASS] == ELFCLASS64 &&
+         h.e_ident[EI_DATA] == ELFDATA2LSB && h.e_type == ET_REL && h.e_machine == EM_X86_64;
+}
+
+// Code in the JIT by symbol, shared by every program that loaded the same object.
+struct Linked {
+  LLVMOrcResourceTrackerRef tracker = nullptr;
+  tg_c_kernel_fn fn = nullptr;
+  int users = 0;
+};
+std::mutex g_link_mu;  // LLJIT links one object at a time; guards g_linked
+std::map<std::string, Linked>& LinkedCode() {
+  static auto* linked = new std::map<std::string, Linked>;
+  return *linked;
 }
 
 }  // namespace
 
-tg_error* JitCompile(std::string_view ir, const std::string& entry, JitKernel* out) {
+const std::string& JitHostTarget() {
+  const Llvm& l = GetLlvm();
+  static const std::string none;
+  return l.error.empty() ? l.target : none;
+}
+
+tg_error* JitCompile(std::string_view ir, const std::string& entry, JitObject* out) {
   Llvm& l = GetLlvm();
   if (!l.error.empty()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: " + l.error);
-  std::lock_guard<std::mutex> lock(g_compile_mu);
-  LLVMOrcThreadSafeContextRef tsc = l.LLVMOrcCreateNewThreadSafeContext();
+  LLVMContextRef ctx = l.LLVMContextCreate();
   std::string why;
-  LLVMModuleRef mod = Parse(l, l.LLVMOrcThreadSafeContextGetContext(tsc), ir, &why);
+  LLVMModuleRef mod = Parse(l, ctx, ir, &why);
   if (mod == nullptr) {
-    l.LLVMOrcDisposeThreadSafeContext(tsc);
+    l.LLVMContextDispose(ctx);
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: " + why);
   }
   LLVMValueRef fn = l.LLVMGetNamedFunction(mod, entry.c_str());
   if (fn == nullptr) {
     l.LLVMDisposeModule(mod);
-    l.LLVMOrcDisposeThreadSafeContext(tsc);
+    l.LLVMContextDispose(ctx);
     return MakeError(TG_CODE_NOT_FOUND, "entry point '" + entry + "' not defined in the llvm-ir source");
   }
-  // Programs share one JITDylib; a unique name keeps two kernels both called "E_16" apart.
-  std::string unique = entry + ".tg" + std::to_string(g_next_id++);
-  l.LLVMSetValueName2(fn, unique.data(), unique.size());
-  char* dl = l.LLVMGetDefaultTargetTriple();
-  l.LLVMSetTarget(mod, dl);
-  l.LLVMDisposeMessage(dl);
-  l.LLVMSetModuleDataLayout(mod, l.LLVMCreateTargetDataLayout(l.passes_tm));
-  LLVMPassBuilderOptionsRef opts = l.LLVMCreatePassBuilderOptions();
-  LLVMErrorRef perr = nullptr;
-  std::string fatal;
-  if (!Guarded(l, [&] { perr = l.LLVMRunPasses(mod, "default<O2>", l.passes_tm, opts); }, &fatal))
-    return MakeError(TG_CODE_INTERNAL, "llvm-ir -O2 pipeline: LLVM failed: " + fatal);  // |mod| is lost
-  l.LLVMDisposePassBuilderOptions(opts);
-  if (perr != nullptr) {
+  // Programs share one JITDylib; a name from the source keeps two kernels both called "E_16" apart
+  // and gives a cached object the same name in every process.
+  out->symbol = entry + ".tg" + HashHex({ir});
+  l.LLVMSetValueName2(fn, out->symbol.data(), out->symbol.size());
+  out->target = l.target;
+  bool lost = false;
+  tg_error* e = OptimizeAndEmit(l, mod, &out->object, &lost);
+  if (!lost) {
     l.LLVMDisposeModule(mod);
-    l.LLVMOrcDisposeThreadSafeContext(tsc);
-    return MakeError(TG_CODE_INTERNAL, "llvm-ir -O2 pipeline: " + TakeMessage(l, perr));
+    l.LLVMContextDispose(ctx);
   }
-  LLVMOrcThreadSafeModuleRef tsm = l.LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-  l.LLVMOrcDisposeThreadSafeContext(tsc);  // the module holds its own reference
-  LLVMOrcResourceTrackerRef rt = l.LLVMOrcJITDylibCreateResourceTracker(l.LLVMOrcLLJITGetMainJITDylib(l.jit));
-  LLVMOrcExecutorAddress addr = 0;
-  LLVMErrorRef err = l.LLVMOrcLLJITAddLLVMIRModuleWithRT(l.jit, rt, tsm);
-  if (err == nullptr &&
-      !Guarded(l, [&] { err = l.LLVMOrcLLJITLookup(l.jit, &addr, unique.c_str()); }, &fatal))  // code generation
-    return MakeError(TG_CODE_INTERNAL, "llvm-ir code generation: LLVM failed: " + fatal);  // |rt| is lost
-  if (err != nullptr) {
-    std::string msg = TakeMessage(l, err);
-    if (LLVMErrorRef e = l.LLVMOrcResourceTrackerRemove(rt)) TakeMessage(l, e);
-    l.LLVMOrcReleaseResourceTracker(rt);
-    return MakeError(TG_CODE_INTERNAL, "llvm-ir code generation: " + msg);
+  return e;
+}
+
+tg_error* JitLoad(const JitObject& object, JitKernel* out) {
+  Llvm& l = GetLlvm();
+  if (!l.error.empty()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: " + l.error);
+  if (object.target != l.target) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "llvm-ir object was generated for '" + object.target +
+                                                      "', this host is '" + l.target + "'");
   }
-  out->fn = reinterpret_cast<tg_c_kernel_fn>(static_cast<uintptr_t>(addr));
-  out->tracker = rt;
+  if (!IsX86Object(object.object)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION, "llvm-ir object is not an x86-64 ELF relocatable object");
+  }
+  std::lock_guard<std::mutex> lock(g_link_mu);
+  Linked& linked = LinkedCode()[object.symbol];
+  if (linked.fn == nullptr) {
+    LLVMOrcResourceTrackerRef rt = l.LLVMOrcJITDylibCreateResourceTracker(l.LLVMOrcLLJITGetMainJITDylib(l.jit));
+    LLVMMemoryBufferRef buf = l.LLVMCreateMemoryBufferWithMemoryRangeCopy(object.object.data(), object.object.size(),
+                                                                          object.symbol.c_str());
+    LLVMOrcExecutorAddress addr = 0;
+    LLVMErrorRef err = l.LLVMOrcLLJITAddObjectFileWithRT(l.jit, rt, buf);  // takes |buf|
+    std::string fatal;
+    if (err == nullptr &&
+        !Guarded(l, [&] { err = l.LLVMOrcLLJITLookup(l.jit, &addr, object.symbol.c_str()); }, &fatal)) {
+      LinkedCode().erase(object.symbol);  // |rt| is lost with LLVM's abandoned frames
+      return MakeError(TG_CODE_INTERNAL, "llvm-ir object linking: LLVM failed: " + fatal);
+    }
+    if (err != nullptr) {
+      std::string msg = TakeMessage(l, err);
+      if (LLVMErrorRef e = l.LLVMOrcResourceTrackerRemove(rt)) TakeMessage(l, e);
+      l.LLVMOrcReleaseResourceTracker(rt);
+      LinkedCode().erase(object.symbol);
+      return MakeError(TG_CODE_FAILED_PRECONDITION, "llvm-ir object does not link: " + msg);
+    }
+    linked.tracker = rt;
+    linked.fn = reinterpret_cast<tg_c_kernel_fn>(static_cast<uintptr_t>(addr));
+  }
+  ++linked.users;
+  out->fn = linked.fn;
+  out->symbol = object.symbol;
   return nullptr;
 }
 
 void JitRelease(JitKernel* kernel) {
-  if (kernel == nullptr || kernel->tracker == nullptr) return;
+  if (kernel == nullptr || kernel->symbol.empty()) return;
   Llvm& l = GetLlvm();
-  std::lock_guard<std::mutex> lock(g_compile_mu);
-  auto rt = static_cast<LLVMOrcResourceTrackerRef>(kernel->tracker);
-  if (LLVMErrorRef e = l.LLVMOrcResourceTrackerRemove(rt)) TakeMessage(l, e);
-  l.LLVMOrcReleaseResourceTracker(rt);
-  kernel->tracker = nullptr;
+  std::lock_guard<std::mutex> lock(g_link_mu);
+  auto it = LinkedCode().find(kernel->symbol);
+  if (it != LinkedCode().end() && --it->second.users == 0) {
+    if (LLVMErrorRef e = l.LLVMOrcResourceTrackerRemove(it->second.tracker)) TakeMessage(l, e);
+    l.LLVMOrcReleaseResourceTracker(it->second.tracker);
+    LinkedCode().erase(it);
+  }
+  kernel->symbol.clear();
   kernel->fn = nullptr;
 }
 

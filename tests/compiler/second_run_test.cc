@@ -1,5 +1,7 @@
 // "A second run of the same program compiles nothing": cache_probe runs twice in fresh processes
-// on one fresh TG_CACHE_DIR; the second finds every kernel (and every BEAM winner) on disk.
+// on one fresh TG_CACHE_DIR; the second finds every kernel (and every BEAM winner) on disk, whichever
+// CPU dialect compiled it.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -49,6 +51,18 @@ TEST(SecondRun, CompilesNothingWithBeamEither) {
   EXPECT_EQ(second.compiles, 0u);
   EXPECT_NEAR(first.total, plain.total, 1e-3 * std::abs(plain.total) + 1e-3);
   EXPECT_DOUBLE_EQ(second.total, first.total);
+}
+
+// The llvm-ir dialect's object code is cached like gcc's shared objects (own target: libLLVM).
+TEST(SecondRunLlvmIr, CompilesNothing) {
+  std::string env = "TG_CACHE_DIR=" + FreshCacheDir("llvm_ir") + " BEAM=0 TG_CPU_DIALECT=llvm-ir";
+  ProbeRun reference = RunProbe("TG_CACHE_DIR=" + FreshCacheDir("llvm_ir_reference") + " BEAM=0");
+  ProbeRun first = RunProbe(env), second = RunProbe(env);
+  EXPECT_GT(first.compiles, 0u);
+  EXPECT_EQ(second.compiles, 0u);
+  EXPECT_EQ(second.disk_loads, first.compiles);
+  EXPECT_DOUBLE_EQ(second.total, first.total);
+  EXPECT_NEAR(first.total, reference.total, 1e-3 * std::abs(reference.total) + 1e-3);  // as the C path
 }
 
 }  // namespace

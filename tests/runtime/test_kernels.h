@@ -43,6 +43,53 @@ int32_t broken(const tg_c_dispatch_state* d, const tg_c_workgroup_state* w) {
 }
 )C";
 
+// kVectorAdd in the "llvm-ir" dialect: the same parameters and result.
+inline constexpr char kLlvmVectorAdd[] = R"LL(
+define i32 @vadd(ptr %d, ptr %w) {
+entry:
+  %gsp = getelementptr inbounds i8, ptr %d, i64 20
+  %gs = load i32, ptr %gsp, align 4
+  %bufsp = getelementptr inbounds i8, ptr %d, i64 40
+  %bufs = load ptr, ptr %bufsp, align 8
+  %scp = getelementptr inbounds i8, ptr %d, i64 48
+  %sc = load ptr, ptr %scp, align 8
+  %n = load i64, ptr %sc, align 8
+  %op = load ptr, ptr %bufs, align 8
+  %ap.p = getelementptr inbounds ptr, ptr %bufs, i64 1
+  %ap = load ptr, ptr %ap.p, align 8
+  %bp.p = getelementptr inbounds ptr, ptr %bufs, i64 2
+  %bp = load ptr, ptr %bp.p, align 8
+  %gidp = getelementptr inbounds i8, ptr %w, i64 8
+  %gid = load i32, ptr %gidp, align 4
+  %gid64 = zext i32 %gid to i64
+  %gs64 = zext i32 %gs to i64
+  %base = mul i64 %gid64, %gs64
+  br label %loop
+loop:
+  %l = phi i64 [0, %entry], [%l.next, %next]
+  %done = icmp uge i64 %l, %gs64
+  br i1 %done, label %exit, label %body
+body:
+  %i = add i64 %base, %l
+  %in = icmp slt i64 %i, %n
+  br i1 %in, label %store, label %next
+store:
+  %pa = getelementptr inbounds float, ptr %ap, i64 %i
+  %va = load float, ptr %pa, align 4
+  %pb = getelementptr inbounds float, ptr %bp, i64 %i
+  %vb = load float, ptr %pb, align 4
+  %s = fadd float %va, %vb
+  %po = getelementptr inbounds float, ptr %op, i64 %i
+  store float %s, ptr %po, align 4
+  br label %next
+next:
+  %l.next = add i64 %l, 1
+  br label %loop
+exit:
+  ret i32 0
+}
+)LL";
+
 }  // namespace tg::testing
 
 #endif  // TG_TESTS_RUNTIME_TEST_KERNELS_H_
