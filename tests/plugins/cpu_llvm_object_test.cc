@@ -27,19 +27,8 @@ class CpuLlvmObjectTest : public ::testing::Test {
     api_->device_close(dev_);
     api_->shutdown();
   }
-  static void Ok(tg_error* e) {
-    if (e == nullptr) return;
-    ADD_FAILURE() << api_->error_message(e);
-    api_->error_destroy(e);
-  }
-  static std::string Err(tg_error* e, tg_code code) {
-    EXPECT_NE(e, nullptr);
-    if (e == nullptr) return "";
-    EXPECT_EQ(api_->error_code(e), code) << api_->error_message(e);
-    std::string msg = api_->error_message(e);
-    api_->error_destroy(e);
-    return msg;
-  }
+  static void Ok(tg_error* e) { tg::testing::ErrorChecker(api_).Ok(e); }
+  static std::string Err(tg_error* e, tg_code code) { return tg::testing::ErrorChecker(api_).Err(e, code); }
   // The sealed object of a freshly compiled llvm-ir vadd, and its format.
   static std::string CompiledBinary(std::string* format) {
     std::string src = tg::testing::kLlvmVectorAdd;
