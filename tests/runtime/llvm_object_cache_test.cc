@@ -10,6 +10,7 @@
 #include "runtime/device.h"
 #include "runtime/device_registry.h"
 #include "runtime/disk_cache.h"
+#include "tests/runtime/fresh_cpu_device.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace tg::runtime {
@@ -17,23 +18,12 @@ namespace {
 
 class LlvmObjectCacheTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    if (const char* tmp = std::getenv("TEST_TMPDIR")) setenv("TG_CACHE_DIR", tmp, 1);
-    registry_ = new DeviceRegistry({"./plugins/cpu/libtg_cpu.so"});
-  }
-  static std::unique_ptr<Device> FreshDevice() {
-    absl::StatusOr<Device*> cpu = registry_->GetDevice("CPU");
-    EXPECT_TRUE(cpu.ok()) << cpu.status();
-    absl::StatusOr<std::unique_ptr<Device>> d = Device::Open((*cpu)->plugin(), 0);
-    EXPECT_TRUE(d.ok()) << d.status();
-    return *std::move(d);
-  }
+  static void SetUpTestSuite() { tg::testing::CpuRegistryWithTestCache(); }
+  static std::unique_ptr<Device> FreshDevice() { return tg::testing::FreshCpuDevice(); }
   static std::string DiskKey(const Device& device, const KernelSource& src) {
     return ProgramCache::DiskKey(ProgramCache::Key(device.info().plugin, device.info().fingerprint, src));
   }
-  static DeviceRegistry* registry_;
 };
-DeviceRegistry* LlvmObjectCacheTest::registry_ = nullptr;
 
 KernelSource VectorAdd(const std::string& tag) { return {"llvm-ir", "; " + tag + "\n" + tg::testing::kLlvmVectorAdd, "vadd"}; }
 

@@ -12,6 +12,7 @@
 #include "runtime/device.h"
 #include "runtime/device_registry.h"
 #include "runtime/task_pool.h"
+#include "tests/runtime/fresh_cpu_device.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace tg::runtime {
@@ -21,18 +22,8 @@ constexpr int kKernels = 6;
 
 class ParallelCompileTest : public ::testing::TestWithParam<std::string> {
  protected:
-  static void SetUpTestSuite() {
-    if (const char* tmp = std::getenv("TEST_TMPDIR")) setenv("TG_CACHE_DIR", tmp, 1);
-    registry_ = new DeviceRegistry({"./plugins/cpu/libtg_cpu.so"});
-  }
-  // A device of its own, so its in-memory cache starts empty, as in a new process.
-  static std::unique_ptr<Device> FreshDevice() {
-    absl::StatusOr<Device*> cpu = registry_->GetDevice("CPU");
-    EXPECT_TRUE(cpu.ok()) << cpu.status();
-    absl::StatusOr<std::unique_ptr<Device>> d = Device::Open((*cpu)->plugin(), 0);
-    EXPECT_TRUE(d.ok()) << d.status();
-    return *std::move(d);
-  }
+  static void SetUpTestSuite() { tg::testing::CpuRegistryWithTestCache(); }
+  static std::unique_ptr<Device> FreshDevice() { return tg::testing::FreshCpuDevice(); }
   // out = a + b * k in the dialect under test; |tag| keeps sources apart from other tests' (and so
   // out of the disk cache rows they wrote).
   KernelSource Kernel(int k, const std::string& tag) const {
@@ -47,9 +38,7 @@ class ParallelCompileTest : public ::testing::TestWithParam<std::string> {
                  "%vbk = fmul float %vb, " + scale + "\n  %s = fadd float %va, %vbk");
     return {"llvm-ir", "; " + tag + "\n" + body, "vadd"};
   }
-  static DeviceRegistry* registry_;
 };
-DeviceRegistry* ParallelCompileTest::registry_ = nullptr;
 
 std::string BinaryOf(const Program& program) {
   const tg_plugin_api& api = program.device().plugin().api();

@@ -8,6 +8,7 @@
 #include "runtime/device.h"
 #include "runtime/device_registry.h"
 #include "runtime/disk_cache.h"
+#include "tests/runtime/fresh_cpu_device.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace tg::runtime {
@@ -17,22 +18,9 @@ using tg::testing::kCPrelude;
 
 class ProgramDiskCacheTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // Before DiskCache::Global() is first used: this test's own database.
-    if (const char* tmp = std::getenv("TEST_TMPDIR")) setenv("TG_CACHE_DIR", tmp, 1);
-    registry_ = new DeviceRegistry({"./plugins/cpu/libtg_cpu.so"});
-  }
-  // A device of its own, so its in-memory cache starts empty, as in a new process.
-  static std::unique_ptr<Device> FreshDevice() {
-    absl::StatusOr<Device*> cpu = registry_->GetDevice("CPU");
-    EXPECT_TRUE(cpu.ok()) << cpu.status();
-    absl::StatusOr<std::unique_ptr<Device>> d = Device::Open((*cpu)->plugin(), 0);
-    EXPECT_TRUE(d.ok()) << d.status();
-    return *std::move(d);
-  }
-  static DeviceRegistry* registry_;
+  static void SetUpTestSuite() { tg::testing::CpuRegistryWithTestCache(); }
+  static std::unique_ptr<Device> FreshDevice() { return tg::testing::FreshCpuDevice(); }
 };
-DeviceRegistry* ProgramDiskCacheTest::registry_ = nullptr;
 
 // A source no other test compiles (the tag), so the first compile here is really the first.
 KernelSource VectorAdd(const std::string& tag) {
