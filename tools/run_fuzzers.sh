@@ -23,8 +23,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 absl_libs="$(pkg-config --libs absl_status absl_statusor absl_strings)"
 declare -A standalone_srcs=(
   [envelope_fuzzer]="tests/fuzzers/envelope_fuzzer.cc plugins/cpu/binary_envelope.cc"
-  [idx_fuzzer]="tests/fuzzers/idx_fuzzer.cc apps/idx_reader.cc"
-  [bpe_tokenizer_fuzzer]="tests/fuzzers/bpe_tokenizer_fuzzer.cc apps/bpe_tokenizer.cc"
+  [idx_fuzzer]="tests/fuzzers/idx_fuzzer.cc apps/idx_reader.cc frontend/load_budget.cc ir/env.cc"
+  [bpe_tokenizer_fuzzer]="tests/fuzzers/bpe_tokenizer_fuzzer.cc apps/bpe_tokenizer.cc frontend/load_budget.cc ir/env.cc"
 )
 declare -A standalone_libs=([envelope_fuzzer]="" [idx_fuzzer]="$absl_libs -lz" [bpe_tokenizer_fuzzer]="$absl_libs")
 bazel_targets=(safetensors_fuzzer disk_cache_fuzzer onnx_fuzzer hostile_plugin_fuzzer)
