@@ -236,6 +236,27 @@ void WidenVectorTile(Kernel& k, int lanes) {
   }
 }
 
+// A reduce whose tile holds few accumulators adds each loaded value into the same register: one
+// dependent add per iteration, so the add's latency bounds the loop, not the loads (a batch norm's
+// per-channel sums over batch x spatial into 16 outputs, one vector). Unrolling a reduce axis sums
+// several loaded values apart before each accumulator add. The innermost reduce axis, whose copies
+// read neighbouring addresses.
+void UnrollLatencyBoundReduce(Kernel& k) {
+  constexpr int64_t kAddsInFlight = 8, kMinReduce = 256;
+  for (const auto& a : k.axes())
+    if (a.type == AxisType::kUnroll) return;
+  if (ReduceLength(k) < kMinReduce) return;
+  int64_t accumulators = TileRegisters(k);
+  if (accumulators >= kAddsInFlight / 2) return;
+  for (int i = static_cast<int>(k.axes().size()) - 1; i >= 0; --i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kReduce) continue;
+    for (int64_t d = kAddsInFlight / accumulators; d >= 2; --d)
+      if (a.extent() % d == 0 && a.extent() / d >= 2) return k.Apply({OptOp::kUnroll, i, d});
+    return;
+  }
+}
+
 int64_t WorkPerGroup(const Kernel& k) {
   int64_t work = 1;
   for (const auto& a : k.axes())
@@ -316,6 +337,7 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
     tiled = UpcastLoadContiguousOutput(k, lanes, target);
   if (tiled) FillRegisterTile(k, target);
   if (tiled && BlockForCache(k, target)) return;
+  UnrollLatencyBoundReduce(k);
   CoarsenGroups(k, target);
 }
 

@@ -124,8 +124,9 @@ class Vectorizer {
     std::vector<UOpRef> src{value};
     src.insert(src.end(), loops.begin(), loops.end());
     UOpRef partial = loops.empty() ? value : UOp::Make(Ops::kReduce, dt, std::move(src), reduce->arg());
-    if (!over_range || !IsVector(partial)) return partial;
-    // The vector lanes are partial results over |range|: fold them.
+    if (!over_range) return partial;
+    // The vector lanes are partial results over |range|: fold them. A value the lanes share (a
+    // constant summed) is one partial per lane all the same.
     Ops op = reduce->arg_as<ReduceArg>().op;
     UOpRef folded = Gep(partial, 0);
     for (int64_t c = 1; c < n_; ++c) folded = CombineReduced(op, folded, Gep(partial, c));
