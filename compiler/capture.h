@@ -3,9 +3,13 @@
 #ifndef TG_COMPILER_CAPTURE_H_
 #define TG_COMPILER_CAPTURE_H_
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "compiler/schedule/schedule_item.h"
+#include "runtime/launch_args.h"
+#include "runtime/program.h"
 
 namespace tg::compiler {
 
@@ -27,6 +31,16 @@ bool Capturing();
 
 // Appends |item| to this thread's CaptureScope when one is alive (RunItems does, for each item it runs).
 void RecordForCapture(const ScheduleItem& item);
+
+// What a captured kernel item launches: its program (compiled, or loaded from the disk cache) and grid.
+struct CapturedKernel {
+  std::shared_ptr<runtime::Program> program;
+  runtime::LaunchDims dims;
+  std::string name;
+};
+// The kernel of |item| (a kernel item that has run, so its program is in the kernel cache); waits for
+// its compile and throws tg::Error when it failed. Saving a Jit reads each kernel's binary through it.
+CapturedKernel CapturedKernelOf(const ScheduleItem& item);
 
 // Runs |items| in order, as realize() would (kernels from the kernel cache, copies staged).
 void RunItems(const std::vector<ScheduleItem>& items);

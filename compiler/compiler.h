@@ -1,6 +1,7 @@
 // The compiler's front door: everything the front end asks of the compiler, and the only compiler
 // header frontend/ includes. Realize computes graph roots (many at once, on their devices, sharded ones
-// included); BUFFER nodes are the realized leaves; CaptureScope records what realize runs for tg::Jit;
+// included); BUFFER nodes are the realized leaves; CaptureScope records what realize runs for tg::Jit and
+// SavedJit writes it to a file and runs it again;
 // Target says what a device computes; errors come back as tg::Error.
 #ifndef TG_COMPILER_COMPILER_H_
 #define TG_COMPILER_COMPILER_H_
@@ -10,6 +11,7 @@
 
 #include "compiler/capture.h"
 #include "compiler/errors.h"
+#include "compiler/saved_jit.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/schedule/multi.h"
 #include "compiler/schedule/schedule_item.h"

@@ -151,6 +151,13 @@ void RunCopy(const ScheduleItem& item) {
 
 }  // namespace
 
+CapturedKernel CapturedKernelOf(const ScheduleItem& item) {
+  runtime::Device& device = DeviceOf(item);
+  KernelRef compiled = KernelCache::Global().Start(item.ast, device);
+  ProgramOf(*compiled, device);  // throws the compile's error
+  return {*compiled->program.get(), compiled->kernel.dims, compiled->kernel.name};
+}
+
 void RunItems(const std::vector<ScheduleItem>& items) {
   std::vector<KernelRef> kernels = StartKernels(items);
   for (size_t i = 0; i < items.size(); ++i) {

@@ -1,5 +1,7 @@
 #include "frontend/jit.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_set.h"
 #include "compiler/compiler.h"
 #include "ir/substitute.h"
@@ -22,6 +24,7 @@ std::vector<UOpRef> InputViews(const Tensor& t) {
 Jit::Jit(Function fn) : fn_(std::move(fn)) {}
 
 size_t Jit::captured_kernels() const {
+  if (saved_) return saved_->kernel_launches();
   size_t n = 0;
   for (const auto& item : items_) n += item.kind == compiler::ScheduleItem::Kind::kKernel;
   return n;
@@ -37,7 +40,7 @@ void Jit::CheckInputs(const std::vector<Tensor>& inputs) const {
     throw Error("Jit: called with " + std::to_string(inputs.size()) + " inputs, but it was captured with " +
                 std::to_string(specs_.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const InputSpec& s = specs_[i];
+    const TensorSpec& s = specs_[i];
     const Tensor& t = inputs[i];
     if (t.shape() != s.shape || t.dtype() != s.dtype || t.device() != s.device)
       throw Error("Jit: input " + std::to_string(i) + " is " + ShapeString(t.shape()) + " " + t.dtype().name() +
@@ -49,7 +52,10 @@ void Jit::CheckInputs(const std::vector<Tensor>& inputs) const {
 std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& inputs) {
   CheckInputs(inputs);
   std::vector<Tensor> ready = Realized(inputs);
-  std::vector<Tensor> out = calls_ == 0 ? Run(ready) : calls_ == 1 ? Capture(ready) : Replay(ready);
+  std::vector<Tensor> out = saved_     ? RunSaved(ready)
+                            : calls_ == 0 ? Run(ready)
+                            : calls_ == 1 ? Capture(ready)
+                                          : Replay(ready);
   ++calls_;
   return out;
 }
@@ -87,6 +93,83 @@ std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
       if (auto it = swap.find(b.get()); it != swap.end()) b = it->second;
   compiler::RunItems(items);
   return outputs_;
+}
+
+namespace {
+
+// The one buffer view of each input: a saved Jit is single-device.
+std::vector<UOpRef> SingleViews(const std::vector<std::vector<UOpRef>>& per_input) {
+  std::vector<UOpRef> views;
+  for (size_t i = 0; i < per_input.size(); ++i) {
+    if (per_input[i].size() != 1)
+      throw Error("Jit::save: input " + std::to_string(i) + " is sharded over " + std::to_string(per_input[i].size()) +
+                  " devices; only single-device Jits can be saved");
+    views.push_back(per_input[i][0]);
+  }
+  return views;
+}
+
+void NameTensors(const std::vector<std::string>& names, std::vector<compiler::JitFile::Tensor>& tensors,
+                 const char* what) {
+  if (names.empty()) return;
+  if (names.size() != tensors.size())
+    throw Error("Jit::save: " + std::to_string(names.size()) + " " + what + " names for " +
+                std::to_string(tensors.size()) + " " + what + "s; give one name each, or none");
+  for (size_t i = 0; i < names.size(); ++i) tensors[i].name = names[i];
+}
+
+bool AllEmpty(const std::vector<std::string>& names) {
+  return std::all_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); });
+}
+
+}  // namespace
+
+void Jit::save(const std::string& path, const Names& names) const {
+  compiler::JitFile file;
+  if (saved_) {
+    file = saved_->Snapshot();
+  } else {
+    if (!captured())
+      throw Error("Jit::save: the function is captured on its second call and has been called " +
+                  std::to_string(calls_) + " time(s); call it twice before saving");
+    std::vector<UOpRef> outputs;
+    for (const Tensor& t : outputs_) outputs.push_back(t.uop());
+    file = compiler::SaveCapture(items_, SingleViews(input_buffers_), outputs);
+  }
+  NameTensors(names.inputs, file.inputs, "input");
+  NameTensors(names.outputs, file.outputs, "output");
+  compiler::WriteJitFileBytes(path, compiler::EncodeJitFile(file));
+}
+
+Jit Jit::load(const std::string& path) {
+  compiler::JitFile file = compiler::DecodeJitFile(compiler::ReadJitFileBytes(path), path);
+  Jit jit(nullptr);
+  jit.saved_ = std::make_shared<compiler::SavedJit>(std::move(file), path);
+  const compiler::JitFile& bound = jit.saved_->file();
+  for (const compiler::JitFile::Tensor& in : bound.inputs) {
+    std::optional<DType> dtype = DTypeFromName(in.dtype);
+    if (!dtype) throw Error("Jit::load: " + path + " has an input of dtype '" + in.dtype + "', unknown to this build");
+    jit.specs_.push_back({in.shape, *dtype, bound.devices[bound.buffers[in.buffer].device].name});
+    jit.names_.inputs.push_back(in.name);
+  }
+  for (const compiler::JitFile::Tensor& out : bound.outputs) jit.names_.outputs.push_back(out.name);
+  if (AllEmpty(jit.names_.inputs) && AllEmpty(jit.names_.outputs)) jit.names_ = {};
+  jit.calls_ = 2;
+  return jit;
+}
+
+std::vector<Tensor> Jit::RunSaved(const std::vector<Tensor>& inputs) {
+  std::vector<std::vector<UOpRef>> views;
+  for (const Tensor& t : inputs) views.push_back(InputViews(t));
+  std::vector<UOpRef> nodes = saved_->Run(SingleViews(views));
+  const compiler::JitFile& file = saved_->file();
+  std::vector<Tensor> out;
+  for (size_t o = 0; o < nodes.size(); ++o) {
+    const compiler::JitFile::Tensor& sig = file.outputs[o];
+    Tensor t(nodes[o], file.devices[file.buffers[sig.buffer].device].name);
+    out.push_back(t.shape() == sig.shape ? t : t.reshape(sig.shape));
+  }
+  return out;
 }
 
 }  // namespace tg

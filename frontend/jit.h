@@ -4,6 +4,7 @@
 #define TG_FRONTEND_JIT_H_
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,19 @@ namespace tg {
 //    replay runs the captured kernels on the captured buffers;
 //  - outputs are the same buffers on every replay: copy a result out before the next call if it
 //    must survive it.
+//
+// Saving (docs/saved_jit.md): once captured, a Jit can be written to a file and loaded in another
+// process, which then runs it with no compiler at all (every kernel loads from its binary):
+//   step({x, y}); step({x, y});          // run, then capture
+//   step.save("model.tgjit");            // kernels, launch list, buffer plan, weights, signature
+//   ...in a fresh process:
+//   tg::Jit step = tg::Jit::load("model.tgjit");
+//   auto out = step({x, y});             // same rules as above; bit-identical to the original
+// The file carries the state as of save() (parameters read before the function writes them), so
+// the loaded Jit needs nothing else. load() refuses, with a tg::Error saying what was wrong and what
+// is allowed, a file that is damaged or truncated, of another format version, of another plugin ABI
+// major, for a device this process lacks or of another plugin, or compiled with another compile
+// fingerprint (another compiler, driver or device model). Only single-device Jits save.
 class Jit {
  public:
   using Function = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
@@ -37,27 +51,45 @@ class Jit {
 
   std::vector<Tensor> operator()(const std::vector<Tensor>& inputs);
 
-  bool captured() const { return calls_ >= 2; }
+  bool captured() const { return calls_ >= 2 || saved_ != nullptr; }
   size_t captured_kernels() const;
 
- private:
-  struct InputSpec {
+  // What each input must be (the first call's inputs, or a loaded Jit's signature).
+  struct TensorSpec {
     Shape shape;
     DType dtype;
     std::string device;
   };
+  const std::vector<TensorSpec>& input_specs() const { return specs_; }
+
+  // Optional names of the inputs and outputs, kept in the file for tools (an ONNX model's value names).
+  struct Names {
+    std::vector<std::string> inputs, outputs;
+  };
+  // Writes the captured Jit (or a loaded one, with its current state) to |path|; tg::Error before
+  // the capture (two calls), when |names| does not have one name per input and output (or none), or
+  // when a device cannot export its kernels' binaries.
+  void save(const std::string& path, const Names& names = {}) const;
+  // A Jit that runs the saved one, loaded without compiling; see above for what it refuses.
+  static Jit load(const std::string& path);
+  const Names& names() const { return names_; }  // a loaded Jit's names; empty when saved without
+
+ private:
   void CheckInputs(const std::vector<Tensor>& inputs) const;
   std::vector<Tensor> Run(const std::vector<Tensor>& inputs);
   std::vector<Tensor> Capture(const std::vector<Tensor>& inputs);
   std::vector<Tensor> Replay(const std::vector<Tensor>& inputs);
+  std::vector<Tensor> RunSaved(const std::vector<Tensor>& inputs);
 
   Function fn_;
   int calls_ = 0;
-  std::vector<InputSpec> specs_;
+  std::vector<TensorSpec> specs_;
+  Names names_;
   std::vector<compiler::ScheduleItem> items_;  // the captured kernels and copies
   std::vector<std::vector<UOpRef>> input_buffers_;  // per input, its buffer view(s) (one per device if sharded),
                                                     // whose buffers are swapped on replay
   std::vector<Tensor> outputs_;                // the capture's outputs (realized)
+  std::shared_ptr<compiler::SavedJit> saved_;  // set for a loaded Jit, which has no fn_
 };
 
 }  // namespace tg

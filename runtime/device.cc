@@ -120,7 +120,7 @@ absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSourc
   if (disk == nullptr) return CompileUncached(src);
   std::string disk_key = ProgramCache::DiskKey(key);
   if (std::optional<CachedBinary> binary = disk->GetProgram(disk_key)) {
-    absl::StatusOr<std::shared_ptr<Program>> loaded = Load(*binary, src.entry);
+    absl::StatusOr<std::shared_ptr<Program>> loaded = LoadProgram(*binary, src.entry);
     if (loaded.ok()) {
       ++programs_.counters().disk_loads;
       return loaded;
@@ -137,7 +137,9 @@ absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSourc
   return program;
 }
 
-absl::StatusOr<std::shared_ptr<Program>> Device::Load(const CachedBinary& binary, const std::string& entry) {
+absl::StatusOr<std::shared_ptr<Program>> Device::LoadProgram(const CachedBinary& binary, const std::string& entry) {
+  if (plugin_.api().program_load == nullptr)
+    return absl::UnimplementedError(absl::StrCat(name(), ": plugin ", info_.plugin, " cannot load program binaries"));
   tg_program* handle = nullptr;
   absl::Status s = plugin_.Check(plugin_.api().program_load(handle_, binary.format.c_str(), binary.bytes.data(),
                                                             binary.bytes.size(), entry.c_str(), &handle),
@@ -146,16 +148,25 @@ absl::StatusOr<std::shared_ptr<Program>> Device::Load(const CachedBinary& binary
   return std::make_shared<Program>(*this, plugin_, handle, entry);
 }
 
-// A plugin may have no binary for some programs (UNIMPLEMENTED): they are simply not cached.
-void Device::StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key) {
+absl::StatusOr<CachedBinary> Device::ProgramBinary(const Program& program) const {
   const char* format = nullptr;
   const void* bytes = nullptr;
   uint64_t len = 0;
-  if (!plugin_.Check(plugin_.api().program_binary(program.handle(), &format, &bytes, &len), "program_binary").ok() ||
-      format == nullptr || bytes == nullptr) {
-    return;
-  }
-  disk.PutProgram(disk_key, {format, std::string(static_cast<const char*>(bytes), len)});
+  if (plugin_.api().program_binary == nullptr)
+    return absl::UnimplementedError(absl::StrCat(name(), ": plugin ", info_.plugin, " has no program binaries"));
+  absl::Status s = plugin_.Check(plugin_.api().program_binary(program.handle(), &format, &bytes, &len),
+                                 absl::StrCat("program_binary of '", program.entry(), "' on ", name()));
+  if (!s.ok()) return s;
+  if (format == nullptr || bytes == nullptr)
+    return absl::UnimplementedError(absl::StrCat(name(), ": no binary for '", program.entry(), "'"));
+  return CachedBinary{format, std::string(static_cast<const char*>(bytes), len)};
+}
+
+// A plugin may have no binary for some programs (UNIMPLEMENTED): they are simply not cached.
+void Device::StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key) {
+  absl::StatusOr<CachedBinary> binary = ProgramBinary(program);
+  if (!binary.ok()) return;
+  disk.PutProgram(disk_key, *binary);
   ++programs_.counters().disk_stores;
 }
 

@@ -57,6 +57,12 @@ class Device {              // one opened device of one plugin; owned by the reg
   // program_compile with no cache at all, for BEAM candidates (most are thrown away). Counted in
   // program_cache().counters().compiles like every compile.
   absl::StatusOr<std::shared_ptr<Program>> CompileUncached(const KernelSource& src);
+  // A compiled program's bytes (program_binary), for the disk cache and saved Jits; UNIMPLEMENTED when
+  // the plugin has no binaries (or none for this program).
+  absl::StatusOr<CachedBinary> ProgramBinary(const Program& program) const;
+  // program_load of bytes ProgramBinary gave (maybe in another process), bypassing both caches and
+  // compiling nothing. FAILED_PRECONDITION from the plugin for a stale or foreign binary.
+  absl::StatusOr<std::shared_ptr<Program>> LoadProgram(const CachedBinary& binary, const std::string& entry);
 
   // Enqueues a launch. With |elapsed_ns| != nullptr: launches with TG_LAUNCH_PROFILE, waits, and stores the
   // kernel's time (event_timing_ns when the device has TG_CAP_TIMING, else host clock around a synchronous run).
@@ -78,7 +84,6 @@ class Device {              // one opened device of one plugin; owned by the reg
  private:
   Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);
   absl::StatusOr<std::shared_ptr<Program>> LoadOrCompile(const KernelSource& src, const std::string& key);
-  absl::StatusOr<std::shared_ptr<Program>> Load(const CachedBinary& binary, const std::string& entry);
   void StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key);
   absl::Status MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out);
   absl::Status LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns);

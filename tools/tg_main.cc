@@ -1,11 +1,12 @@
 // tg_main.cc: the `tg` command line (README.md): subcommand dispatch and usage.
-// `devices` and `bench` exist so far; cts and viz join as their rooms land.
+// `devices`, `bench` and `compile` exist so far; cts and viz join as their rooms land.
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "tools/bench_command.h"
+#include "tools/compile_command.h"
 #include "tools/devices_command.h"
 
 namespace {
@@ -20,6 +21,8 @@ constexpr char kUsage[] =
     "             crashes or hangs in its driver is listed as [crashed] (signal, reason)\n"
     "  bench      run the benchmark suite W1-W11, write JSON, compare against a baseline or the peers\n"
     "             (tg bench --help)\n"
+    "  compile    MODEL.onnx -o FILE.tgjit: capture an ONNX model under tg::Jit and save it, so\n"
+    "             tg::Jit::load runs it with no compiles (tg compile --help)\n"
     "\n"
     "options:\n"
     "  -h, --help show this help\n"
@@ -43,6 +46,19 @@ int BenchMain(int argc, char** argv) {
   return tg::tools::BenchCommand(argv[0], options, std::cout, std::cerr);
 }
 
+int CompileMain(int argc, char** argv) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const std::string& a : args)
+    if (a == "-h" || a == "--help") return std::cout << tg::tools::kCompileUsage, 0;
+  tg::tools::CompileOptions options;
+  std::string error;
+  if (!tg::tools::ParseCompileArgs(args, &options, &error)) {
+    std::cerr << "tg compile: " << error << "\n\n" << tg::tools::kCompileUsage;
+    return 2;
+  }
+  return tg::tools::CompileCommand(options, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,6 +76,7 @@ int main(int argc, char** argv) {
     return tg::tools::ProbeDevicesCommand(std::cout, kProbeTimeoutSeconds);
   }
   if (std::strcmp(cmd, "bench") == 0) return BenchMain(argc, argv);
+  if (std::strcmp(cmd, "compile") == 0) return CompileMain(argc, argv);
   std::cerr << "tg: unknown command or arguments: '" << cmd << "'\n\n" << kUsage;
   return 2;
 }

@@ -2,6 +2,7 @@
 // tests/apps/data, and gpt trained briefly on a fixed text. Each asserts what the program prints.
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "gtest/gtest.h"
 #include "onnx/onnx_pb.h"
@@ -21,8 +22,9 @@ TEST(Quickstart, PrintsTheDevicesAndTheRightValues) {
   EXPECT_NE(run.output.find("4.000000, 5.000000, 6.000000"), std::string::npos) << run.output;
 }
 
-// Y = Relu(X @ W + b) with W and b initializers, X read from a TensorProto file as ONNX test data is.
-TEST(OnnxRun, RunsAModelOnAnInputFile) {
+// Y = Relu(X @ W + b) with W and b initializers, and X = [[1, 2, 3], [4, 5, 6]] as a TensorProto file as
+// ONNX test data is; returns {model, input} paths.
+std::pair<std::string, std::string> WriteAffineRelu() {
   using namespace tg::onnx_test;
   ::onnx::GraphProto g;
   *g.add_input() = Value("X", ::onnx::TensorProto::FLOAT, {2, 3});
@@ -33,18 +35,56 @@ TEST(OnnxRun, RunsAModelOnAnInputFile) {
   *g.add_node() = Node("Add", {"XW", "b"}, {"Z"});
   *g.add_node() = Node("Relu", {"Z"}, {"Y"});
   std::string model_path = TempDir() + "/affine_relu.onnx", input_path = TempDir() + "/x.pb";
-  {
-    std::ofstream m(model_path, std::ios::binary);
-    ASSERT_TRUE(Model(g).SerializeToOstream(&m));
-    std::ofstream x(input_path, std::ios::binary);
-    ASSERT_TRUE(FloatTensor("X", {2, 3}, {1, 2, 3, 4, 5, 6}).SerializeToOstream(&x));
-  }
+  std::ofstream m(model_path, std::ios::binary);
+  EXPECT_TRUE(Model(g).SerializeToOstream(&m));
+  std::ofstream x(input_path, std::ios::binary);
+  EXPECT_TRUE(FloatTensor("X", {2, 3}, {1, 2, 3, 4, 5, 6}).SerializeToOstream(&x));
+  return {model_path, input_path};
+}
+
+// X @ W = [[5, 4], [11, 8.5]]; + b = [[-1, 2], [5, 6.5]]; relu = [[0, 2], [5, 6.5]].
+constexpr char kAffineReluY[] = "min 0 max 6.5 mean 3.375  [0, 2, 5, 6.5]";
+
+TEST(OnnxRun, RunsAModelOnAnInputFile) {
+  auto [model_path, input_path] = WriteAffineRelu();
   AppRun run = RunApp("onnx_run", {model_path, "--input", "X=" + input_path, "--device", "CPU"});
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  // X @ W = [[5, 4], [11, 8.5]]; + b = [[-1, 2], [5, 6.5]]; relu = [[0, 2], [5, 6.5]].
   EXPECT_NE(run.output.find("output Y"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("shape (2, 2)"), std::string::npos) << run.output;
-  EXPECT_NE(run.output.find("min 0 max 6.5 mean 3.375  [0, 2, 5, 6.5]"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(kAffineReluY), std::string::npos) << run.output;
+}
+
+// --save-jit writes the model's Jit; --load-jit runs it with no model, under the model's value names.
+TEST(OnnxRun, SavedJitRunsWithoutTheModel) {
+  auto [model_path, input_path] = WriteAffineRelu();
+  std::string jit_path = TempDir() + "/affine_relu_onnx_run.tgjit";
+  AppRun save = RunApp("onnx_run", {model_path, "--input", "X=" + input_path, "--device", "CPU", "--save-jit", jit_path});
+  ASSERT_EQ(save.exit_code, 0) << save.output;
+  EXPECT_NE(save.output.find(kAffineReluY), std::string::npos) << save.output;
+  EXPECT_NE(save.output.find("saved to " + jit_path), std::string::npos) << save.output;
+  AppRun load = RunApp("onnx_run", {"--load-jit", jit_path, "--input", "X=" + input_path});
+  ASSERT_EQ(load.exit_code, 0) << load.output;
+  EXPECT_NE(load.output.find("loaded without compiling"), std::string::npos) << load.output;
+  EXPECT_NE(load.output.find("output Y"), std::string::npos) << load.output;
+  EXPECT_NE(load.output.find(kAffineReluY), std::string::npos) << load.output;
+  AppRun both = RunApp("onnx_run", {model_path, "--load-jit", jit_path});
+  EXPECT_EQ(both.exit_code, 1) << both.output;
+  EXPECT_NE(both.output.find("--load-jit runs the saved Jit alone"), std::string::npos) << both.output;
+}
+
+// `tg compile` makes the file onnx_run --load-jit runs.
+TEST(TgCompile, MakesASavedJit) {
+  auto [model_path, input_path] = WriteAffineRelu();
+  std::string jit_path = TempDir() + "/affine_relu_tg.tgjit";
+  AppRun compile = RunApp("../tools/tg", {"compile", model_path, "-o", jit_path, "--device", "CPU"});
+  ASSERT_EQ(compile.exit_code, 0) << compile.output;
+  EXPECT_NE(compile.output.find("saved to " + jit_path), std::string::npos) << compile.output;
+  AppRun load = RunApp("onnx_run", {"--load-jit", jit_path, "--input", "X=" + input_path});
+  ASSERT_EQ(load.exit_code, 0) << load.output;
+  EXPECT_NE(load.output.find(kAffineReluY), std::string::npos) << load.output;
+  AppRun no_output = RunApp("../tools/tg", {"compile", model_path});
+  EXPECT_EQ(no_output.exit_code, 2) << no_output.output;
+  EXPECT_NE(no_output.output.find("give a model and -o FILE"), std::string::npos) << no_output.output;
 }
 
 // Greedy decoding of the tiny random GPT-2 (make_gpt2_golden.py): after "The" (token 263) PyTorch's logits

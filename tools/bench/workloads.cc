@@ -40,6 +40,8 @@ std::vector<Workload> BuildTable() {
            [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdForward); }),
       Make("W8b_cold_mlp_step", "first W5 training step, fresh process, empty cache (ms)", 5, 1,
            [](auto& s, auto& d, int w) { RunColdStart(s, d, w, kColdStep); }),
+      Make("W8c_cold_ocr_det_saved_jit", "PP-OCRv4 det first inference from a saved tg::Jit, fresh process (ms)", 5, 1,
+           [](auto& s, auto& d, int w) { RunColdSavedJit(s, d, w, kOcrDet); }),
       Make("W9_cnn_train", "apps/mnist_cnn.h train step under tg::Jit, batch 128, Adam (steps/s)", 10, 3,
            RunCnnTrain),
       Make("W10_gpt_train", "apps/gpt train step under tg::Jit, README config, batch 16 x 64 (tokens/s)", 20, 3,
