@@ -1,5 +1,6 @@
 #include "compiler/codegen/cache_blocking.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "ir/error.h"
@@ -31,6 +32,12 @@ std::optional<UOpRef> StoreIndex(const UOpRef& ast) {
     index = s->src(0)->src(1);
   }
   return index;
+}
+
+int64_t StoredItemSize(const Kernel& k) {
+  for (const UOpRef& s : k.ast()->src())
+    if (s->op() == Ops::kStore) return s->src(1)->dtype().itemsize();
+  return 4;
 }
 
 // The axis of |type| along which |index| walks contiguously, or -1.
@@ -90,6 +97,32 @@ bool Legal(const Kernel& k, const Opt& opt) {
   return true;
 }
 
+// The column tiles one group takes: as many as keep one block of them (|block_bytes| each) in a
+// quarter of the second level (the rest holds the rows' slices and the outputs), leaving two groups
+// per core to balance; 1 when no such count divides the tiles.
+int64_t ColumnTilesPerGroup(int64_t tiles, int64_t block_bytes, const Target& target) {
+  for (int64_t per_group = target.l2_bytes / 4 / block_bytes; per_group >= 2; --per_group)
+    if (tiles % per_group == 0 && tiles / per_group >= 2 * target.cores) return per_group;
+  return 1;
+}
+
+// Every block adds into the outputs the earlier blocks stored. When a group's outputs outgrow the
+// second level, each block pass would fetch and store them from further out; a row block loop
+// outside the block loop keeps a quarter of the second level of them cached across all the blocks.
+// Returns the row tiles per row block, or 0 when the group's outputs fit (or no divisor does).
+int64_t RowTilesPerBlock(const Kernel& k, const TiledReduce& t, int64_t per_group, const Target& target) {
+  int64_t outputs = 1;
+  for (const Kernel::Axis& a : k.axes())
+    if (IsOutput(a.type) || a.type == AxisType::kUpcast) outputs *= a.extent();
+  const int64_t row_tiles = k.axes()[t.rows].extent(), column_tiles = k.axes()[t.columns].extent();
+  const int64_t group_bytes = outputs / (column_tiles / per_group) * StoredItemSize(k);
+  if (group_bytes <= target.l2_bytes) return 0;
+  const int64_t row_tile_bytes = group_bytes / row_tiles;
+  for (int64_t d = std::min(row_tiles - 1, target.l2_bytes / 4 / row_tile_bytes); d >= 2; --d)
+    if (row_tiles % d == 0) return d;
+  return 0;
+}
+
 }  // namespace
 
 bool BlockForCache(Kernel& k, const Target& target) {
@@ -105,19 +138,16 @@ bool BlockForCache(Kernel& k, const Target& target) {
   if (length * t->step_bytes * k.axes()[t->columns].extent() <= target.l2_bytes) return false;
   int64_t block = LargestDivisor(length, target.l1_bytes / t->step_bytes);
   if (block * t->step_bytes * 8 < target.l1_bytes || !Legal(k, {OptOp::kBlock, t->reduce, block})) return false;
+  const int64_t per_group = ColumnTilesPerGroup(k.axes()[t->columns].extent(), block * t->step_bytes, target);
+  const int64_t rows_per_block = t->rows == 0 ? RowTilesPerBlock(k, *t, per_group, target) : 0;
+  if (rows_per_block > 0) k.Apply({OptOp::kThread, t->rows, rows_per_block});
   if (k.axes()[t->rows].type == AxisType::kGlobal) k.Apply({OptOp::kSwap, t->rows, t->columns});
-  // The global axis now counts column tiles: a group takes as many as keep one block of them in a
-  // quarter of the second level (the rest holds the rows' slices and the outputs), leaving two
-  // groups per core to balance.
-  const int64_t tiles = k.axes()[0].extent(), block_bytes = block * t->step_bytes;
-  for (int64_t per_group = target.l2_bytes / 4 / block_bytes; per_group >= 2; --per_group)
-    if (tiles % per_group == 0 && tiles / per_group >= 2 * target.cores) {
-      k.Apply({OptOp::kThread, 0, per_group});
-      break;
-    }
+  if (per_group > 1) k.Apply({OptOp::kThread, 0, per_group});
   int reduce = 0;
   while (k.axes()[reduce].type != AxisType::kReduce) ++reduce;
   k.Apply({OptOp::kBlock, reduce, block});
+  // The block loop lands outermost in the group; the row blocks go outside it.
+  if (rows_per_block > 0) k.Apply({OptOp::kSwap, 1, 2});
   return true;
 }
 

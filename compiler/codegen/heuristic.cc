@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "compiler/codegen/cache_blocking.h"
+#include "compiler/codegen/reduce_chains.h"
 
 namespace tg::compiler {
 namespace {
@@ -330,6 +331,7 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
     }
     if (UnrollContiguousReduce(k, width)) {
       UpcastReusedOutput(k, target);
+      ShortenReduceChain(k, target);
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_set.h"
+#include "compiler/codegen/block_loop_order.h"
 #include "ir/error.h"
 #include "ir/linear.h"
 #include "ir/substitute.h"
@@ -170,9 +171,15 @@ void Kernel::Swap(const Opt& opt) {
     return i >= 0 && i < static_cast<int>(axes_.size()) &&
            (axes_[i].type == AxisType::kGlobal || axes_[i].type == AxisType::kLoop);
   };
+  if (MovesBlockLoop(axes_, opt.axis, other)) {
+    std::swap(axes_[opt.axis], axes_[other]);  // the block loop moves, keeping its role
+    Renumber();
+    applied_.push_back(opt);
+    return;
+  }
   if (other == opt.axis || !output(opt.axis) || !output(other))
-    throw Error(opt.str() + ": SWAP exchanges two different output axes (GLOBAL or LOOP); the kernel's axes are " +
-                AxesString());
+    throw Error(opt.str() + ": SWAP exchanges two different output axes (GLOBAL or LOOP), or the BLOCK loop with "
+                "a LOOP; the kernel's axes are " + AxesString());
   std::swap(axes_[opt.axis].range, axes_[other].range);
   Renumber();
   applied_.push_back(opt);

@@ -1,6 +1,7 @@
-// Matmuls under the heuristic's cache blocking (BLOCK over the reduce, threads over the columns):
-// the opts appear where the shared operand's slice outgrows the first-level cache and not where it
-// fits, and every shape, at tile edges and odd sizes, computes what Eigen computes.
+// Matmuls under the heuristic's cache blocking (BLOCK over the reduce, threads over the columns, row
+// blocks outside the block loop): the opts appear where the shared operand's slice (or a group's
+// outputs) outgrows its cache and not where it fits, and every shape, at tile edges and odd sizes,
+// computes what Eigen computes.
 #include <Eigen/Core>
 #include <string>
 
@@ -72,13 +73,39 @@ TEST(CacheBlocking, BlocksTheReduceOnlyWhereTheSharedOperandOutgrowsTheCaches) {
   if (Has(blocked, OptOp::kBlock)) EXPECT_TRUE(Has(blocked, OptOp::kSwap)) << Text(blocked);
 }
 
+int Count(const std::vector<Opt>& opts, OptOp op) {
+  int n = 0;
+  for (const Opt& o : opts) n += o.op == op;
+  return n;
+}
+
+TEST(CacheBlocking, BlocksTheRowsWhereAGroupsOutputsOutgrowTheSecondLevel) {
+  const Target target = Target::For(Cpu());
+  // 2048 rows x 256 columns of a group (8 tiles of 32) x 4 bytes = 2 MiB of outputs per group.
+  std::vector<Opt> tall = HeuristicOpts(RandomMatmul({2048, 1024, 1024}));
+  if (!Has(tall, OptOp::kBlock) || target.l2_bytes >= 2 << 20) GTEST_SKIP() << Text(tall);
+  // THREAD over the rows (the row blocks), SWAP to the columns, THREAD over them, BLOCK, and the
+  // SWAP that moves the row blocks outside the block loop.
+  EXPECT_EQ(Count(tall, OptOp::kThread), 2) << Text(tall);
+  EXPECT_EQ(Count(tall, OptOp::kSwap), 2) << Text(tall);
+  EXPECT_EQ(tall.back().op, OptOp::kSwap) << Text(tall);
+  // a group's 512 x 256 outputs (512 KiB) stay whole where the second level holds them
+  std::vector<Opt> square = HeuristicOpts(RandomMatmul({512, 1024, 1024}));
+  if (target.l2_bytes >= 512 << 10) {
+    EXPECT_LE(Count(square, OptOp::kSwap), 1) << Text(square);
+  }
+}
+
 TEST(CacheBlocking, MatchesEigenAtTileEdgesAndOddSizes) {
   // Blocked square and tall shapes; odd reduce lengths whose blocks are odd (1023 = 3 x 11 x 31) or
   // absent (1031 is prime); rows, columns and reduce that divide no tile; a vector times a matrix and
   // a reduce of one.
   std::vector<MatmulCase> cases = {{1024, 1024, 1024}, {2047, 1023, 2049}, {256, 2048, 512}, {96, 1536, 160},
                                    {64, 1031, 256},   {40, 768, 96},      {17, 4096, 33},  {1, 4096, 4096},
-                                   {4096, 1, 17},     {4096, 17, 1}};
+                                   {4096, 1, 17},     {4096, 17, 1},
+                                   // row-blocked where the second level is below 2 MiB: 250 row
+                                   // tiles take blocks of 25
+                                   {2000, 1024, 1024}};
   uint32_t seed = 1;
   for (const MatmulCase& c : cases) {
     auto a = testing::RandomFloats(c.m * c.k, seed++, -1.0f, 1.0f), b = testing::RandomFloats(c.k * c.n, seed++, -1.0f, 1.0f);

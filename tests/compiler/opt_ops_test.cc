@@ -143,6 +143,26 @@ TEST(Block, SumsTheReduceInBlocksIntoTheOutput) {
   ExpectSameAsNoOpt(odd, {{OptOp::kPadTo, 2, 32}, {OptOp::kBlock, 2, 8}, {OptOp::kUpcast, 2, 16}});
 }
 
+TEST(Block, SwapMovesTheBlockLoopInsideRowBlocks) {
+  // [GLOBAL:3 rows, LOOP:40, ..., LOOP:8] -> the row blocks leave the group's global axis for a
+  // loop, the columns take it, and SWAP puts the row blocks outside the block loop.
+  UOpRef ast = OnlyKernelAst(Matmul(24, 96, 40));
+  Kernel k = StartKernel(ast, Cpu().info());
+  std::vector<Opt> opts = {{OptOp::kThread, 0, 8}, {OptOp::kSwap, 0, 1}, {OptOp::kBlock, 2, 32}, {OptOp::kSwap, 1, 2}};
+  for (const Opt& o : opts) k.Apply(o);
+  EXPECT_EQ(k.AxesString(), "[GLOBAL:40, LOOP:3, BLOCK:3, REDUCE:32, LOOP:8]");
+  ExpectSameAsNoOpt(ast, opts);
+  // with the register tile, threads over the column tiles, and blocks of an odd length
+  UOpRef wide = OnlyKernelAst(Matmul(48, 96, 80));
+  ExpectSameAsNoOpt(wide, {{OptOp::kUpcast, 1, 8}, {OptOp::kUpcast, 0, 4}, {OptOp::kThread, 0, 3},
+                           {OptOp::kSwap, 0, 1}, {OptOp::kThread, 0, 5}, {OptOp::kBlock, 2, 24},
+                           {OptOp::kSwap, 1, 2}});
+  // the block loop never becomes the group id: blocks of different groups would add at once
+  Kernel blocked = StartKernel(ast, Cpu().info());
+  blocked.Apply({OptOp::kBlock, 2, 32});
+  ExpectIllegal(blocked, {OptOp::kSwap, 0, 1}, "two different output axes");
+}
+
 TEST(Block, IllegalCases) {
   Kernel k = StartKernel(OnlyKernelAst(Matmul(8, 64, 16)), Cpu().info());
   ExpectIllegal(k, {OptOp::kBlock, 0, 4}, "splits a reduce axis");
