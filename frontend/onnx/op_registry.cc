@@ -3,6 +3,10 @@
 #include "frontend/onnx/op_registry.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "frontend/load_budget.h"
 
 namespace tg::onnx {
 
@@ -12,6 +16,18 @@ OpContext::OpContext(const Node& node, std::vector<std::optional<Tensor>> inputs
       run_subgraph_(std::move(run_subgraph)) {}
 
 void OpContext::fail(const std::string& message) const { throw Error(message); }
+
+void OpContext::check_output_budget(const std::string& field, const Shape& dims, DType dtype) const {
+  const std::string what = field + ": " + ShapeString(dims) + " " + dtype.name();
+  // Saturates instead of wrapping: dims whose product is past uint64 must still read as too many bytes.
+  uint64_t bytes = dtype.itemsize();
+  for (int64_t d : dims) {
+    if (d < 0) fail(what + ": dims must not be negative");
+    uint64_t u = static_cast<uint64_t>(d);
+    bytes = u != 0 && bytes > std::numeric_limits<uint64_t>::max() / u ? std::numeric_limits<uint64_t>::max() : bytes * u;
+  }
+  CheckLoadBudget(node_.op, what, bytes);
+}
 
 const Tensor& OpContext::in(size_t i) const {
   if (!has(i))

@@ -57,6 +57,11 @@ class OpContext {
 
   // The message with "what is allowed"; the caller adds the node.
   [[noreturn]] void fail(const std::string& message) const;
+  // For an op whose output size comes from a tensor's values (ConstantOfShape's shape, Tile's repeats,
+  // Range's bounds, Resize's sizes): refuses |dims| of |dtype| past the load budget (frontend/load_budget.h)
+  // or with a negative dim, before anything is built, so a hostile model cannot make us allocate what the
+  // machine does not have. |field| says where the dims came from; the error names the op, field and bytes.
+  void check_output_budget(const std::string& field, const Shape& dims, DType dtype) const;
 
  private:
   const Node& node_;

@@ -107,6 +107,9 @@ Tensor OneHot(Ctx& c) {
   int64_t depth = static_cast<int64_t>(c.floats(1).at(0));
   const Tensor& values = c.in(2);
   int axis = NormAxis(c.attr_int("axis", -1), idx.ndim() + 1, c);
+  Shape out = idx.shape();
+  out.insert(out.begin() + axis, depth);
+  c.check_output_budget("input 1 (depth) " + std::to_string(depth), out, values.dtype());
   idx = idx.dtype().is_float() ? idx.cast(dtypes::int64) : idx.cast(dtypes::int64);
   idx = Wrap(idx, depth).unsqueeze(axis);
   Shape along(idx.ndim(), 1);

@@ -1,6 +1,7 @@
 // Graph and constant ONNX ops: Constant, If, Range, EyeLike, the Hann/Hamming/Blackman windows.
 // If runs only the branch its (host-read) condition picks: the branches may disagree in shape.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "frontend/onnx/onnx_tensor.h"
@@ -44,11 +45,20 @@ std::vector<Tensor> If(Ctx& c) {
   return out;
 }
 
+// A bound of Range as the model wrote it: whole numbers without a fraction.
+std::string Num(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 0x1p63) return std::to_string(static_cast<int64_t>(v));
+  return std::to_string(v);
+}
+
 Tensor Range(Ctx& c) {
   DType dtype = c.in(0).dtype();
   double start = c.floats(0).at(0), limit = c.floats(1).at(0), delta = c.floats(2).at(0);
   if (delta == 0) c.fail("delta must not be 0");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((limit - start) / delta)));
+  // The count in double first: a hostile (limit - start) / delta past int64 must not wrap.
+  double count = std::max(0.0, std::ceil((limit - start) / delta));
+  int64_t n = count >= 0x1p63 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(count);
+  c.check_output_budget("(start, limit, delta) = (" + Num(start) + ", " + Num(limit) + ", " + Num(delta) + ")", {n}, dtype);
   if (n == 0) return Tensor::zeros({0}, dtype, c.device());
   // start + i * delta, computed in the output dtype so ints stay exact.
   Tensor i = Tensor::arange(0, n, 1, dtype.is_float() ? dtype : dtypes::int64, c.device());
@@ -67,6 +77,8 @@ Tensor EyeLike(Ctx& c) {
 // a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N); N = size (periodic) or size - 1 (symmetric).
 Tensor Window(Ctx& c, double a0, double a1, double a2) {
   int64_t size = c.ints(0).at(0);
+  // The window is computed on the host in doubles, then cast: the host vector is the larger allocation.
+  c.check_output_budget("input 0 (size)", {std::max<int64_t>(size, 0)}, dtypes::float64);
   double denom = static_cast<double>(c.attr_int("periodic", 1) ? size : size - 1);
   std::vector<double> w(static_cast<size_t>(std::max<int64_t>(size, 0)));
   for (int64_t i = 0; i < size; ++i)

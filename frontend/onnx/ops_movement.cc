@@ -2,6 +2,7 @@
 // Pad, CenterCropPad, DepthToSpace/SpaceToDepth, and the shape queries Shape/Size/ConstantOfShape.
 // Shape arguments are read on the host (OpContext::ints), so they cost no kernel when constant.
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "frontend/index.h"
@@ -12,6 +13,17 @@ namespace {
 
 using Ctx = OpContext;
 using Pads = std::vector<std::pair<int64_t, int64_t>>;
+
+// The shape |padding| (before, after per axis; negative crops) gives |in|, clamped to int64 so that
+// hostile pads read as a huge (or negative) dim instead of overflowing.
+Shape PaddedShape(const Shape& in, const Pads& padding) {
+  Shape out(in.size());
+  for (size_t i = 0; i < in.size(); ++i) {
+    __int128 d = static_cast<__int128>(in[i]) + padding[i].first + padding[i].second;
+    out[i] = static_cast<int64_t>(std::clamp<__int128>(d, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+  }
+  return out;
+}
 
 Tensor Reshape(Ctx& c) {
   const Tensor& x = c.in(0);
@@ -139,6 +151,9 @@ Tensor Pad(Ctx& c) {
   if (pads.size() != 2 * axes.size()) c.fail("pads has " + std::to_string(pads.size()) + " entries, needs 2 per axis (" + std::to_string(2 * axes.size()) + ")");
   Pads padding(x.ndim(), {0, 0});
   for (size_t i = 0; i < axes.size(); ++i) padding[NormAxis(axes[i], x.ndim(), c)] = {pads[i], pads[i + axes.size()]};
+  c.check_output_budget((c.opset() < 11 ? std::string("attribute pads") : std::string("input 1 (pads)")) + " around " +
+                            ShapeString(x.shape()),
+                        PaddedShape(x.shape(), padding), x.dtype());
   if (mode == "edge") mode = "replicate";
   else if (mode == "wrap") mode = "circular";
   else if (mode != "constant" && mode != "reflect") c.fail("mode \"" + mode + "\" is not one of constant, reflect, edge, wrap");
@@ -160,6 +175,9 @@ Tensor CenterCropPad(Ctx& c) {
     if (want < have) crop[a] = {(have - want) / 2, (have - want) / 2 + want};
     else pad[a] = {(want - have) / 2, (want - have + 1) / 2};
   }
+  Shape out = x.shape();
+  for (size_t i = 0; i < axes.size(); ++i) out[NormAxis(axes[i], x.ndim(), c)] = shape.at(i);
+  c.check_output_budget("input 1 (shape)", out, x.dtype());
   return x.shrink(crop).pad(pad);
 }
 
@@ -191,9 +209,26 @@ std::vector<Tensor> ShapeOp(Ctx& c) {
   return HostInt64(c, dims, {static_cast<int64_t>(dims.size())});
 }
 
+Tensor Tile(Ctx& c) {
+  const Tensor& x = c.in(0);
+  std::vector<int64_t> repeats = c.ints(1);
+  if (repeats.size() != x.shape().size())
+    c.fail("input 1 (repeats) has " + std::to_string(repeats.size()) + " entries, needs one per axis of the input (" +
+           std::to_string(x.ndim()) + ")");
+  Shape out = x.shape();
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (repeats[i] < 0) c.fail("input 1 (repeats) " + ShapeString(repeats) + ": repeats must not be negative");
+    out[i] = out[i] != 0 && repeats[i] > std::numeric_limits<int64_t>::max() / out[i] ? std::numeric_limits<int64_t>::max()
+                                                                                        : out[i] * repeats[i];
+  }
+  c.check_output_budget("input 1 (repeats) times " + ShapeString(x.shape()), out, x.dtype());
+  return x.repeat(repeats);
+}
+
 Tensor ConstantOfShape(Ctx& c) {
   std::vector<int64_t> shape = c.ints(0);
   std::optional<Tensor> value = c.attr_tensor("value");
+  c.check_output_budget("input 0 (shape)", shape, value ? value->dtype() : dtypes::float32);
   if (!value) return Tensor::zeros(shape, dtypes::float32, c.device());
   return value->reshape({}).expand(shape).contiguous();
 }
@@ -214,7 +249,9 @@ void RegisterMovementOps(OpRegistry& r) {
   });
   r.add("Expand", [](Ctx& c) {
     const Tensor& x = c.in(0);
-    return One(x.expand(Broadcast(x.shape(), c.ints(1), c)));
+    Shape out = Broadcast(x.shape(), c.ints(1), c);
+    c.check_output_budget("input 1 (shape) broadcast with " + ShapeString(x.shape()), out, x.dtype());
+    return One(x.expand(out));
   });
   r.add("Transpose", [](Ctx& c) {
     const Tensor& x = c.in(0);
@@ -225,7 +262,7 @@ void RegisterMovementOps(OpRegistry& r) {
   });
   r.add("Squeeze", [](Ctx& c) { return One(Squeeze(c)); });
   r.add("Unsqueeze", [](Ctx& c) { return One(Unsqueeze(c)); });
-  r.add("Tile", [](Ctx& c) { return One(c.in(0).repeat(c.ints(1))); });
+  r.add("Tile", [](Ctx& c) { return One(Tile(c)); });
   r.add("Concat", [](Ctx& c) {
     std::vector<Tensor> xs = c.all_inputs();
     int axis = NormAxis(c.attr_int("axis", 0), xs.at(0).ndim(), c);

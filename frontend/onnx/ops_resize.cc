@@ -3,6 +3,7 @@
 // is then a few gathers and a weighted sum per axis, which fuse. Out-of-range positions of
 // tf_crop_and_resize take extrapolation_value through a host-computed mask.
 #include <cmath>
+#include <limits>
 
 #include "frontend/onnx/op_registry.h"
 
@@ -112,6 +113,13 @@ Tensor ResizeAxis(const Tensor& x, int axis, const Taps& t, double extrapolation
   return *acc;
 }
 
+// floor(v) as an axis length, saturated: a hostile scale must give a huge length the budget refuses,
+// not an out-of-range conversion.
+int64_t FlooredLength(double v) {
+  if (!(v < 0x1p63)) return std::numeric_limits<int64_t>::max();  // also NaN
+  return static_cast<int64_t>(std::floor(v));
+}
+
 Tensor Resize(Ctx& c, bool upsample) {
   Tensor x = c.in(0);
   if (c.attr_int("antialias", 0)) c.fail("antialias=1 is not supported");
@@ -146,15 +154,19 @@ Tensor Resize(Ctx& c, bool upsample) {
     }
     for (size_t i = 0; i < n; ++i) {
       scale[i] = s;
-      out[i] = static_cast<int64_t>(s * x.shape()[NormAxis(axes[i], x.ndim(), c)] + 0.5);
+      out[i] = FlooredLength(s * x.shape()[NormAxis(axes[i], x.ndim(), c)] + 0.5);
     }
   } else {
     for (size_t i = 0; i < n; ++i) {
       int64_t in = x.shape()[NormAxis(axes[i], x.ndim(), c)];
-      out[i] = sizes.empty() ? static_cast<int64_t>(std::floor(in * scales[i])) : sizes[i];
+      out[i] = sizes.empty() ? FlooredLength(in * scales[i]) : sizes[i];
       scale[i] = sizes.empty() ? scales[i] : static_cast<double>(sizes[i]) / in;
     }
   }
+  // The taps of each resized axis are host vectors as long as the axis: check before building them.
+  Shape resized = x.shape();
+  for (size_t i = 0; i < n; ++i) resized[NormAxis(axes[i], x.ndim(), c)] = out[i];
+  c.check_output_budget("scales/sizes", resized, x.dtype());
   DType original = x.dtype();
   if (!x.dtype().is_float() && o.mode != "nearest") x = x.cast(dtypes::float32);
   for (size_t i = 0; i < n; ++i) {

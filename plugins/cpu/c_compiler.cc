@@ -110,12 +110,13 @@ const CCompiler& FindCCompiler() {
 // reproducer, found by the differential fuzzer). Our kernels carry their own vector code, so what this turns
 // off is only gcc's auto-vectorization of the scalar loops.
 const std::vector<std::string>& BaseCompileFlags() {
-  static const std::vector<std::string> flags = [] {
-    std::vector<std::string> f = {"-O2", "-march=native", "-shared", "-fPIC", "-fwrapv", TG_CPU_KERNEL_SANITIZER};
-    if (FindCCompiler().version.find("clang") == std::string::npos) f.push_back("-fno-tree-loop-vectorize");
+  // Leaked like FindCCompiler's result: compiles may still run while the process exits.
+  static const std::vector<std::string>* flags = [] {
+    auto* f = new std::vector<std::string>{"-O2", "-march=native", "-shared", "-fPIC", "-fwrapv", TG_CPU_KERNEL_SANITIZER};
+    if (FindCCompiler().version.find("clang") == std::string::npos) f->push_back("-fno-tree-loop-vectorize");
     return f;
   }();
-  return flags;
+  return *flags;
 }
 
 tg_error* CompileToSharedObject(std::string_view source, std::string_view options,

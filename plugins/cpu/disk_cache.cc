@@ -66,22 +66,25 @@ uint64_t Mix(uint64_t h) {  // splitmix64 finalizer: spreads FNV's weak high bit
 }  // namespace
 
 std::string CacheDir(std::string* why) {
+  // Leaked, never a static object: compiles still running on the host's task pool when the process
+  // exits read it after exit's static destructors ran (tests/runtime:exit_during_compiles_test).
   static std::once_flag once;
-  static std::string dir, reason;
+  static std::string* dir = new std::string();
+  static std::string* reason = new std::string();
   std::call_once(once, [] {
     for (const std::string& c : Candidates()) {
       if (!MakeDirs(c)) {
-        reason += (reason.empty() ? "" : "; ") + c + ": " + strerror(errno);
+        *reason += (reason->empty() ? "" : "; ") + c + ": " + strerror(errno);
       } else if (!OwnedByUs(c)) {
-        reason += (reason.empty() ? "" : "; ") + c + ": owned by another user";
+        *reason += (reason->empty() ? "" : "; ") + c + ": owned by another user";
       } else {
-        dir = c;
+        *dir = c;
         return;
       }
     }
   });
-  if (dir.empty() && why != nullptr) *why = "no usable cache directory (" + reason + ")";
-  return dir;
+  if (dir->empty() && why != nullptr) *why = "no usable cache directory (" + *reason + ")";
+  return *dir;
 }
 
 std::string HashHex(std::initializer_list<std::string_view> parts) {

@@ -216,8 +216,8 @@ std::map<std::string, Linked>& LinkedCode() {
 
 const std::string& JitHostTarget() {
   const Llvm& l = GetLlvm();
-  static const std::string none;
-  return l.error.empty() ? l.target : none;
+  static const std::string* none = new std::string();  // leaked: compiles may run while the process exits
+  return l.error.empty() ? l.target : *none;
 }
 
 tg_error* JitCompile(std::string_view ir, const std::string& entry, JitObject* out) {

@@ -1,7 +1,9 @@
 // Sharding across plugins: CPU and OPENCL (PoCL here). Their buffers cannot copy directly, so the
 // ALLREDUCE and the gathers are staged through host memory. Skipped, saying why, without OpenCL.
 // It ends through the ordinary exit path (gtest_main): .ci/run runs it 50 times in a row, so a teardown race
-// between the two plugins, PoCL's threads and the CPU plugin's queues fails CI instead of hiding.
+// between the two plugins, PoCL's threads and the CPU plugin's queues fails CI instead of hiding. What once
+// failed it about one run in four under --runs_per_test was two copies of it compiling the same kernels into
+// the same temporary file of the shared CPU kernel cache (same pid in two sandboxes); docs/concurrency.md.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
