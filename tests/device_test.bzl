@@ -19,9 +19,10 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_
     """Declares `name` (CPU) and `name_<device>` for every other device in `devices`.
 
     Each variant passes --device=NAME to tests/device_main.cc, which points TG_DEVICE at it and
-    skips the whole suite, with the reason, where that device does not exist. With `cpu_llvm_ir`,
-    `name_cpu_llvm_ir` runs the suite on CPU with the "llvm-ir" dialect first (--cpu-dialect, which
-    sets TG_CPU_DIALECT before any plugin loads), so the LLVM JIT path must agree with the C path.
+    skips the whole suite, with the reason, where that device does not exist. The CPU variant renders
+    the "c" dialect (--cpu-dialect=c, which sets TG_CPU_DIALECT before any plugin loads); with
+    `cpu_llvm_ir`, `name_cpu_llvm_ir` runs the suite on CPU with "llvm-ir", the plugin's default, so
+    both compile paths are tested and must agree.
     """
     deps = [d for d in deps if d not in _MAINS] + ["//tests:device_main", "@googletest//:gmock"]
     tags = kwargs.pop("tags", [])
@@ -30,7 +31,7 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_
             name = name if device == "CPU" else name + "_" + device.lower(),
             srcs = srcs,
             deps = deps,
-            args = ["--device=" + device],
+            args = ["--device=" + device] + (["--cpu-dialect=c"] if device == "CPU" else []),
             size = size,
             tags = tags + ([] if device == "CPU" else _UNSANITIZABLE + _MACHINE_DEPENDENT),
             **kwargs

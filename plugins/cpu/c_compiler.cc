@@ -109,6 +109,11 @@ const CCompiler& FindCCompiler() {
 // negative stride over several loops (a flipped tensor's sum: tests/fuzz/program_regression_test.cc has the
 // reproducer, found by the differential fuzzer). Our kernels carry their own vector code, so what this turns
 // off is only gcc's auto-vectorization of the scalar loops.
+bool KernelsAreSanitized() {
+  const std::vector<std::string> flags = {TG_CPU_KERNEL_SANITIZER};
+  return !flags.empty();
+}
+
 const std::vector<std::string>& BaseCompileFlags() {
   // Leaked like FindCCompiler's result: compiles may still run while the process exits.
   static const std::vector<std::string>* flags = [] {

@@ -21,6 +21,9 @@ struct CCompiler {
 };
 const CCompiler& FindCCompiler();
 
+// Whether kernels are compiled with a sanitizer: this plugin is a sanitizer build (c_compiler.cc).
+bool KernelsAreSanitized();
+
 // Flags every kernel is compiled with (they are part of the cache key and the fingerprint).
 const std::vector<std::string>& BaseCompileFlags();
 

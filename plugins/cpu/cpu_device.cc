@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "plugins/cpu/c_compiler.h"
+#include "plugins/cpu/dialect_choice.h"
 #include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/simd.h"
 #include "plugins/cpu/sized_struct.h"
@@ -50,16 +51,13 @@ std::string Fingerprint(const std::string& arch) {
   return fp;
 }
 
-// Which source dialect comes first in props.source_dialects, i.e. which one the host renders.
-// TG_CPU_DIALECT=c|llvm-ir overrides. Default "c", by measurement (tools/bench/RESULTS.md, 2026-12-02):
-// both are cached on disk now and llvm-ir starts 10-20x faster cold, but warm it is ~2x slower on the
-// MLP step (its small elementwise and softmax kernels, and one weight gradient), so it is not the default
-// until that is fixed.
+// Which source dialect comes first in props.source_dialects, i.e. which one the host renders
+// (dialect_choice.h says why).
 void OrderDialects(tg_device* d) {
-  const char* want = getenv("TG_CPU_DIALECT");
-  bool llvm_first = want != nullptr && std::string(want) == "llvm-ir";
-  d->dialects[0] = llvm_first ? "llvm-ir" : "c";
-  d->dialects[1] = llvm_first ? "c" : "llvm-ir";
+  DialectOrder order = ChooseDialects(getenv("TG_CPU_DIALECT"), KernelsAreSanitized(),
+                                     LibraryInstalled("libLLVM-15.so.1", LibrarySearchDirs()));
+  d->dialects[0] = order.first;
+  d->dialects[1] = order.second;
 }
 
 }  // namespace
