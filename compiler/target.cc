@@ -72,9 +72,9 @@ Target Target::For(const runtime::DeviceInfo& device) {
     t.l2_bytes = HostCacheBytes(2, int64_t{256} << 10);
   }
   // The CPU dialects compile _Float16 and double themselves, whatever the plugin's caps say.
-  t.fp16 = !t.gpu || (device.caps & TG_CAP_FP16) != 0;
-  t.fp64 = !t.gpu || (device.caps & TG_CAP_FP64) != 0;
-  t.renders_half = t.renderer_ == nullptr || !t.renderer_->half_needs_extension() || (device.caps & TG_CAP_FP16) != 0;
+  t.fp16 = !t.gpu || device.has_fp16();
+  t.fp64 = !t.gpu || device.has_fp64();
+  t.renders_half = t.renderer_ == nullptr || !t.renderer_->half_needs_extension() || device.has_fp16();
   return t;
 }
 

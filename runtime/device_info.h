@@ -1,5 +1,5 @@
 // device_info.h: what the runtime knows about one device, copied out of the plugin's props.
-// Read by the compiler (dialects, vector width, caps) to decide what code to generate.
+// Read by the compiler (dialects, vector width, capabilities) to decide what code to generate.
 #ifndef TG_RUNTIME_DEVICE_INFO_H_
 #define TG_RUNTIME_DEVICE_INFO_H_
 
@@ -26,6 +26,9 @@ struct DeviceInfo {
   std::vector<std::string> source_dialects, binary_formats;
 
   bool SupportsDialect(std::string_view d) const;
+  // The capability bits (TG_CAP_*), read here so nothing above the runtime decodes the ABI's bits.
+  bool has_fp16() const { return (caps & TG_CAP_FP16) != 0; }
+  bool has_fp64() const { return (caps & TG_CAP_FP64) != 0; }
 
   // Copies |props| (strings included, so the result outlives the device). Fields the plugin left
   // zero keep the defaults above where zero would be nonsense (alignment, group sizes, widths).
