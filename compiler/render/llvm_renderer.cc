@@ -220,9 +220,11 @@ std::string LlvmEmitter::Alu(const UOpRef& u) {
   auto bin = [&](const char* f_op, const char* i_op) {
     return Def(absl::StrCat(fl ? f_op : i_op, " ", t, " ", a[0], ", ", a[1]));
   };
+  // "contract" lets LLVM fuse a*b+c into one FMA, as gcc does for the C dialect (GNU C's default
+  // -ffp-contract=fast): without it a matmul's inner loop is a multiply and a dependent add.
   switch (op) {
-    case Ops::kAdd: return bin("fadd", "add");
-    case Ops::kMul: return bin("fmul", "mul");
+    case Ops::kAdd: return bin("fadd contract", "add");
+    case Ops::kMul: return bin("fmul contract", "mul");
     case Ops::kFdiv: return bin("fdiv", un ? "udiv" : "sdiv");
     case Ops::kIdiv: return bin("fdiv", un ? "udiv" : "sdiv");
     case Ops::kMod: return bin("frem", un ? "urem" : "srem");
