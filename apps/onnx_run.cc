@@ -190,14 +190,7 @@ int RunModel(Options& o) {
   }
   if (!o.input_files.empty()) throw tg::Error("the model has no input named \"" + o.input_files.begin()->first + "\"");
   for (const tg::onnx::ValueInfo& v : model.outputs()) names.outputs.push_back(v.name);
-  auto forward = [&](const std::vector<tg::Tensor>& in) {
-    std::map<std::string, tg::Tensor> feed;
-    for (size_t i = 0; i < in.size(); ++i) feed.emplace(names.inputs[i], in[i]);
-    std::map<std::string, tg::Tensor> out = model.run(feed);
-    std::vector<tg::Tensor> ordered;
-    for (const std::string& n : names.outputs) ordered.push_back(out.at(n));
-    return ordered;
-  };
+  auto forward = [&](const std::vector<tg::Tensor>& in) { return model.run_in_order(in); };
   if (o.save_jit.empty()) {
     Report([&] { return Named(forward(inputs), names.outputs); }, o.bench);
     return 0;

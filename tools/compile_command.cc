@@ -82,14 +82,7 @@ int CompileCommand(const CompileOptions& o, std::ostream& out, std::ostream& err
     }
     if (!files.empty()) throw Error("the model has no input named \"" + files.begin()->first + "\"");
     for (const onnx::ValueInfo& v : model.outputs()) names.outputs.push_back(v.name);
-    Jit jit([&](const std::vector<Tensor>& in) {
-      std::map<std::string, Tensor> feed;
-      for (size_t i = 0; i < in.size(); ++i) feed.emplace(names.inputs[i], in[i]);
-      std::map<std::string, Tensor> result = model.run(feed);
-      std::vector<Tensor> ordered;
-      for (const std::string& n : names.outputs) ordered.push_back(result.at(n));
-      return ordered;
-    });
+    Jit jit([&](const std::vector<Tensor>& in) { return model.run_in_order(in); });
     jit(inputs);
     jit(inputs);  // the capture
     jit.save(o.output, names);

@@ -154,6 +154,18 @@ int64_t Model::opset(std::string_view domain) const {
   return it == impl_->parsed.opsets.end() ? 0 : it->second;
 }
 
+std::vector<Tensor> Model::run_in_order(const std::vector<Tensor>& inputs) const {
+  if (inputs.size() != this->inputs().size())
+    throw Error("onnx: the model takes " + std::to_string(this->inputs().size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+  std::map<std::string, Tensor> feed;
+  for (size_t i = 0; i < inputs.size(); ++i) feed.emplace(this->inputs()[i].name, inputs[i]);
+  std::map<std::string, Tensor> out = run(feed);
+  std::vector<Tensor> ordered;
+  for (const ValueInfo& v : outputs()) ordered.push_back(out.at(v.name));
+  return ordered;
+}
+
 std::map<std::string, Tensor> Model::run(const std::map<std::string, Tensor>& inputs) const {
   const Graph& g = *impl_->parsed.graph;
   Scope scope;

@@ -50,6 +50,9 @@ class Model {
   // rank, a fixed dim that differs, a symbolic dim bound two ways, or when a node fails; the message
   // names the node. Returns every graph output, lazily: realize or read them to run the kernels.
   std::map<std::string, Tensor> run(const std::map<std::string, Tensor>& inputs) const;
+  // The same with the inputs in inputs()'s order, returning the outputs in outputs()'s order: the model
+  // as a tg::Jit function (tg::Jit jit([&](const auto& in) { return model.run_in_order(in); })).
+  std::vector<Tensor> run_in_order(const std::vector<Tensor>& inputs) const;
 
   struct Impl;
 
