@@ -16,6 +16,7 @@ PACKAGES=(
   python3-torch python3-threadpoolctl libopenblas0-pthread
   libonnx-dev libprotobuf-dev python3-onnx python3-numpy
   python3-pil fonts-dejavu-core
+  chromium
   libopenmpi-dev openmpi-bin
 )
 
