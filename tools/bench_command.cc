@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
+#include "tools/bench/html_report.h"
 #include "tools/bench/report.h"
 #include "tools/cpp/runfiles/runfiles.h"
 
@@ -52,17 +54,30 @@ std::string JoinCommas(const std::vector<std::string>& v) {
   return s;
 }
 
+// A positive number no larger than |max|, whole string.
+bool ParseFraction(const std::string& v, double* out, double max) {
+  char* end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || !(d > 0) || d > max) return false;
+  *out = d;
+  return true;
+}
+
 }  // namespace
 
 const char kBenchUsage[] =
     "usage: tg bench [--device D[,D...]|all] [--filter REGEX] [--reps N] [--json out.json]\n"
-    "                [--compare baseline.json [--threshold 0.9]] [--peers peers.json[,...]]\n"
-    "                [--results current.json]\n"
+    "                [--compare baseline.json [--threshold 0.9] [--alpha 0.05]] [--peers peers.json[,...]]\n"
+    "                [--html report.html] [--results current.json]\n"
     "  runs the benchmark suite W1-W11 (//tools/bench), writes the report (name, device, metric, value,\n"
-    "  unit) with --json; --compare prints each figure's ratio against the baseline (>1 = better, for\n"
-    "  times too) and exits 1 when one is below --threshold; --peers prints one Markdown table of ours\n"
-    "  beside the peers' figures (tools/bench/run_peer.sh's report) with ours/peer ratios; --results\n"
-    "  uses an existing report instead of running. TG_BENCH_BINARY overrides where the bench binary is found.\n";
+    "  unit, each timed run's figure) with --json; --compare prints each figure's ratio against the\n"
+    "  baseline (>1 = better, for times too) and exits 1 when one regressed: its ratio is below\n"
+    "  --threshold and a Mann-Whitney U test over both reports' samples gives p < --alpha (with fewer\n"
+    "  than 5 timed runs a side, the threshold alone decides: use --reps=20 for a gate on a noisy machine);\n"
+    "  each line says which it was. --peers prints one Markdown table of ours beside the peers' figures\n"
+    "  (tools/bench/run_peer.sh's report) with ours/peer ratios; --html draws the report, the baseline\n"
+    "  and the peers as one self-contained page of bars with ratio labels; --results uses an existing\n"
+    "  report instead of running. TG_BENCH_BINARY overrides where the bench binary is found.\n";
 
 bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::string* error) {
   for (size_t i = 0; i < args.size(); ++i) {
@@ -87,6 +102,7 @@ bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::
     else if (a == "--json" && take()) o->json = v;
     else if (a == "--compare" && take()) o->compare = v;
     else if (a == "--results" && take()) o->results = v;
+    else if (a == "--html" && take()) o->html = v;
     else if (a == "--peers" && take()) {
       for (size_t s = 0; s <= v.size();) {
         size_t e = v.find(',', s);
@@ -97,24 +113,25 @@ bool ParseBenchArgs(const std::vector<std::string>& args, BenchOptions* o, std::
     }
     else if (a == "--reps" && take()) o->reps = std::atoi(v.c_str());
     else if (a == "--threshold" && take()) {
-      char* end = nullptr;
-      o->threshold = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0' || !(o->threshold > 0)) return *error = "bad --threshold " + v, false;
+      if (!ParseFraction(v, &o->gate.threshold, /*max=*/1e9)) return *error = "bad --threshold " + v + " (a ratio > 0)", false;
+    } else if (a == "--alpha" && take()) {
+      if (!ParseFraction(v, &o->gate.alpha, /*max=*/1) || o->gate.alpha >= 1)
+        return *error = "bad --alpha " + v + " (a significance level in (0, 1), e.g. 0.05)", false;
     } else if (error->empty()) return *error = "unknown argument '" + args[i] + "'", false;
     if (!error->empty()) return false;
   }
-  if (!o->results.empty() && o->compare.empty() && o->peers.empty())
-    return *error = "--results needs --compare or --peers", false;
+  if (!o->results.empty() && o->compare.empty() && o->peers.empty() && o->html.empty())
+    return *error = "--results needs --compare, --peers or --html", false;
   return true;
 }
 
-int CompareReports(const std::string& current_path, const std::string& baseline_path, double threshold,
+int CompareReports(const std::string& current_path, const std::string& baseline_path, const bench::GateOptions& gate,
                    std::ostream& out, std::ostream& err) {
   try {
     bench::Report current = bench::ReadReportFile(current_path);
     bench::Report baseline = bench::ReadReportFile(baseline_path);
-    bench::CompareResult result = bench::Compare(current, baseline, threshold);
-    bench::PrintComparison(result, threshold, out);
+    bench::CompareResult result = bench::Compare(current, baseline, gate);
+    bench::PrintComparison(result, gate, out);
     return result.any_regressed ? 1 : 0;
   } catch (const std::exception& e) {
     err << "tg bench: " << e.what() << "\n";
@@ -131,6 +148,30 @@ int PeerTable(const std::string& current_path, const std::vector<std::string>& p
       peers.records.insert(peers.records.end(), r.records.begin(), r.records.end());
     }
     bench::PrintPeerTable(current, peers, out);
+    return 0;
+  } catch (const std::exception& e) {
+    err << "tg bench: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+int HtmlReport(const std::string& current_path, const BenchOptions& o, std::ostream& err) {
+  try {
+    bench::Report current = bench::ReadReportFile(current_path), baseline, peers;
+    bench::HtmlInputs in;
+    in.ours = &current;
+    in.gate = o.gate;
+    if (!o.compare.empty()) baseline = bench::ReadReportFile(o.compare), in.baseline = &baseline;
+    for (const std::string& path : o.peers) {
+      bench::Report r = bench::ReadReportFile(path);
+      peers.records.insert(peers.records.end(), r.records.begin(), r.records.end());
+    }
+    if (!o.peers.empty()) in.peers = &peers;
+    std::ofstream out(o.html);
+    if (!(out << bench::BenchHtml(in)) || !out.flush()) {
+      err << "tg bench: cannot write " << o.html << "\n";
+      return 2;
+    }
     return 0;
   } catch (const std::exception& e) {
     err << "tg bench: " << e.what() << "\n";
@@ -158,8 +199,9 @@ int BenchCommand(const std::string& argv0, const BenchOptions& o, std::ostream& 
       return rc;
     }
   }
-  int rc = o.compare.empty() ? 0 : CompareReports(report, o.compare, o.threshold, out, err);
+  int rc = o.compare.empty() ? 0 : CompareReports(report, o.compare, o.gate, out, err);
   if (!o.peers.empty()) rc = std::max(rc, PeerTable(report, o.peers, out, err));
+  if (!o.html.empty()) rc = std::max(rc, HtmlReport(report, o, err));
   if (o.json.empty() && o.results.empty()) std::filesystem::remove(report);
   return rc;
 }

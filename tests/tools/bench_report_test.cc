@@ -47,7 +47,7 @@ TEST(BenchReport, UnitsSayWhichDirectionIsBetter) {
 
 TEST(BenchReport, RatioAboveOneMeansBetterForRatesAndTimes) {
   // Current: twice the GFLOP/s and half the ms of the baseline: both ratios are 2.
-  CompareResult r = Compare(MakeReport(20, 150), MakeReport(10, 300), 0.9);
+  CompareResult r = Compare(MakeReport(20, 150), MakeReport(10, 300), {0.9});
   ASSERT_EQ(r.rows.size(), 2u);
   EXPECT_DOUBLE_EQ(r.rows[0].ratio, 2.0);
   EXPECT_DOUBLE_EQ(r.rows[1].ratio, 2.0);
@@ -55,13 +55,13 @@ TEST(BenchReport, RatioAboveOneMeansBetterForRatesAndTimes) {
 }
 
 TEST(BenchReport, SlowerTimeBelowThresholdRegresses) {
-  CompareResult r = Compare(MakeReport(10, 400), MakeReport(10, 300), 0.9);  // ms went up: 0.75
+  CompareResult r = Compare(MakeReport(10, 400), MakeReport(10, 300), {0.9});  // ms went up: 0.75
   EXPECT_TRUE(r.any_regressed);
   EXPECT_FALSE(r.rows[0].regressed);
   EXPECT_TRUE(r.rows[1].regressed);
   EXPECT_DOUBLE_EQ(r.rows[1].ratio, 0.75);
   std::ostringstream out;
-  PrintComparison(r, 0.9, out);
+  PrintComparison(r, {0.9}, out);
   EXPECT_NE(out.str().find("REGRESSED"), std::string::npos);
   EXPECT_NE(out.str().find("FAIL"), std::string::npos);
 }
@@ -71,7 +71,7 @@ TEST(BenchReport, UnmatchedRecordsAreListedNotFailed) {
   current.records.push_back({"W7_dispatch", "CPU", "median", 3, "us/op"});
   Report baseline = MakeReport(10, 300);
   baseline.records.push_back({"W1_matmul_1024", "OPENCL", "median", 100, "GFLOP/s"});
-  CompareResult r = Compare(current, baseline, 0.9);
+  CompareResult r = Compare(current, baseline, {0.9});
   EXPECT_EQ(r.rows.size(), 2u);
   ASSERT_EQ(r.only_current.size(), 1u);
   EXPECT_EQ(r.only_current[0].name, "W7_dispatch");
@@ -81,7 +81,7 @@ TEST(BenchReport, UnmatchedRecordsAreListedNotFailed) {
 }
 
 TEST(BenchReport, FailedRunCountsAsRegression) {
-  CompareResult r = Compare(MakeReport(0, 300), MakeReport(10, 300), 0.9);
+  CompareResult r = Compare(MakeReport(0, 300), MakeReport(10, 300), {0.9});
   EXPECT_DOUBLE_EQ(r.rows[0].ratio, 0.0);
   EXPECT_TRUE(r.any_regressed);
 }
@@ -101,7 +101,7 @@ TEST(BenchReport, SkippedRecordsAreListedNotCompared) {
   Report current = MakeReport(10, 300), baseline = MakeReport(10, 300);
   current.records[1].skipped = "no model";
   baseline.records[0].skipped = "no peer";
-  CompareResult r = Compare(current, baseline, 0.9);
+  CompareResult r = Compare(current, baseline, {0.9});
   EXPECT_TRUE(r.rows.empty());
   ASSERT_EQ(r.skipped.size(), 1u);
   EXPECT_EQ(r.skipped[0].name, "W6_transformer_fb");
@@ -110,7 +110,7 @@ TEST(BenchReport, SkippedRecordsAreListedNotCompared) {
   EXPECT_TRUE(r.only_baseline.empty());
   EXPECT_FALSE(r.any_regressed);
   std::ostringstream out;
-  PrintComparison(r, 0.9, out);
+  PrintComparison(r, {0.9}, out);
   EXPECT_NE(out.str().find("skipped (no model)"), std::string::npos) << out.str();
 }
 
@@ -176,10 +176,10 @@ TEST_F(TgBenchCompare, ExitStatusFollowsThreshold) {
   std::string base = Write(MakeReport(10, 300), "base.json");
   std::string worse = Write(MakeReport(8, 300), "worse.json");  // 0.8x
   std::ostringstream out, err;
-  EXPECT_EQ(tools::CompareReports(worse, base, 0.9, out, err), 1);
-  EXPECT_EQ(tools::CompareReports(worse, base, 0.75, out, err), 0);
-  EXPECT_EQ(tools::CompareReports(base, base, 1.0, out, err), 0);
-  EXPECT_EQ(tools::CompareReports(base, base + ".missing", 0.9, out, err), 2);
+  EXPECT_EQ(tools::CompareReports(worse, base, {0.9}, out, err), 1);
+  EXPECT_EQ(tools::CompareReports(worse, base, {0.75}, out, err), 0);
+  EXPECT_EQ(tools::CompareReports(base, base, {1.0}, out, err), 0);
+  EXPECT_EQ(tools::CompareReports(base, base + ".missing", {0.9}, out, err), 2);
 }
 
 TEST_F(TgBenchCompare, PeerTableReadsEveryPeerFile) {
@@ -213,7 +213,7 @@ TEST(TgBenchArgs, ParsesBothFlagForms) {
   EXPECT_EQ(o.filter, "W1");
   EXPECT_EQ(o.json, "o.json");
   EXPECT_EQ(o.compare, "b.json");
-  EXPECT_DOUBLE_EQ(o.threshold, 0.8);
+  EXPECT_DOUBLE_EQ(o.gate.threshold, 0.8);
   EXPECT_EQ(o.reps, 3);
 }
 

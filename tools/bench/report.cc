@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ir/error.h"
+#include "tools/bench/significance.h"
 
 namespace tg::bench {
 namespace {
@@ -79,6 +80,39 @@ void PrintSkipped(const Report& ours, const Report& peers, std::ostream& out) {
     }
 }
 
+std::vector<double> SamplesOf(const Json& row, const std::string& what) {
+  std::vector<double> samples;
+  if (!row.contains("samples")) return samples;
+  const Json& s = row["samples"];
+  bool numbers = s.is_array() && std::all_of(s.begin(), s.end(), [](const Json& v) { return v.is_number(); });
+  if (!numbers) throw Error(what + ": \"samples\" must be an array of numbers: " + row.dump());
+  for (const Json& v : s) samples.push_back(v.get<double>());
+  return samples;
+}
+
+// The samples in "better" order: for a time lower is better, so the U test sees the same direction
+// as the ratio whatever the unit.
+std::vector<double> Goodness(const Record& r) {
+  std::vector<double> g = r.samples;
+  if (LowerIsBetter(r.unit))
+    for (double& v : g) v = -v;
+  return g;
+}
+
+// Fills |c|'s test and verdict: regressed only when below the threshold and, where both sides have
+// enough samples, significant.
+void Judge(Comparison& c, const Record& baseline, const GateOptions& gate) {
+  c.tested = c.current.samples.size() >= kMinSamplesForTest && baseline.samples.size() >= kMinSamplesForTest;
+  if (c.tested) c.p_value = MannWhitneyU(Goodness(c.current), Goodness(baseline)).p_value;
+  bool below = c.ratio < gate.threshold;
+  bool significant = c.tested && c.p_value < gate.alpha;
+  c.regressed = below && (significant || !c.tested);
+  if (!below) c.verdict = "";
+  else if (!c.tested) c.verdict = "regressed: below the threshold (threshold only: too few samples to test)";
+  else if (significant) c.verdict = "regressed: below the threshold and significant";
+  else c.verdict = "noise: below the threshold, not significant";
+}
+
 }  // namespace
 
 bool LowerIsBetter(const std::string& unit) {
@@ -93,6 +127,7 @@ std::string ToJson(const Report& report) {
     Json row = {{"name", r.name}, {"device", r.device}, {"metric", r.metric}, {"unit", r.unit}};
     if (r.skipped.empty()) row["value"] = r.value;
     else row["skipped"] = r.skipped;
+    if (!r.samples.empty()) row["samples"] = r.samples;
     results.push_back(std::move(row));
   }
   Json out = {{"suite", "tinygrad-cc bench"}, {"context", report.context}, {"results", results}};
@@ -119,6 +154,7 @@ Report FromJson(const std::string& text, const std::string& what) {
     r.value = valued ? row["value"].get<double>() : 0;
     r.unit = row.value("unit", "");
     if (skipped) r.skipped = row["skipped"].get<std::string>();
+    r.samples = SamplesOf(row, what);
     report.records.push_back(std::move(r));
   }
   return report;
@@ -144,7 +180,7 @@ void WriteReportFile(const Report& report, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) throw Error("cannot rename " + tmp + " to " + path);
 }
 
-CompareResult Compare(const Report& current, const Report& baseline, double threshold) {
+CompareResult Compare(const Report& current, const Report& baseline, const GateOptions& gate) {
   std::map<Key, const Record*> base;
   for (const Record& r : baseline.records) base[KeyOf(r)] = &r;
   CompareResult result;
@@ -161,8 +197,11 @@ CompareResult Compare(const Report& current, const Report& baseline, double thre
       result.only_current.push_back(r);
       continue;
     }
-    Comparison c{r, it->second->value, BetterRatio(r.value, it->second->value, LowerIsBetter(r.unit)), false};
-    c.regressed = c.ratio < threshold;
+    Comparison c;
+    c.current = r;
+    c.baseline = it->second->value;
+    c.ratio = BetterRatio(r.value, it->second->value, LowerIsBetter(r.unit));
+    Judge(c, *it->second, gate);
     result.any_regressed |= c.regressed;
     result.rows.push_back(std::move(c));
     base.erase(it);
@@ -171,14 +210,17 @@ CompareResult Compare(const Report& current, const Report& baseline, double thre
   return result;
 }
 
-void PrintComparison(const CompareResult& result, double threshold, std::ostream& out) {
-  out << "workload                       device   metric      current     baseline  unit       ratio\n";
+void PrintComparison(const CompareResult& result, const GateOptions& gate, std::ostream& out) {
+  out << "workload                       device   metric      current     baseline  unit       ratio  p (U test)\n";
   for (const Comparison& c : result.rows) {
-    char line[256];
-    std::snprintf(line, sizeof(line), "%-30s %-8s %-7s %12s %12s  %-9s %6sx%s\n", c.current.name.c_str(),
+    char line[320];
+    std::string p = c.tested ? Fixed(c.p_value, 4) : "-";
+    std::string verdict = c.verdict.empty() ? "" : "  " + std::string(c.regressed ? "REGRESSED" : "noise") +
+                                                   " (" + c.verdict + ")";
+    std::snprintf(line, sizeof(line), "%-30s %-8s %-7s %12s %12s  %-9s %6sx  %-10s%s\n", c.current.name.c_str(),
                   c.current.device.c_str(), c.current.metric.c_str(), Fixed(c.current.value, 3).c_str(),
-                  Fixed(c.baseline, 3).c_str(), c.current.unit.c_str(), Fixed(c.ratio, 2).c_str(),
-                  c.regressed ? "  REGRESSED" : "");
+                  Fixed(c.baseline, 3).c_str(), c.current.unit.c_str(), Fixed(c.ratio, 2).c_str(), p.c_str(),
+                  verdict.c_str());
     out << line;
   }
   for (const Record& r : result.skipped)
@@ -186,7 +228,9 @@ void PrintComparison(const CompareResult& result, double threshold, std::ostream
   for (const Record& r : result.only_current) out << r.name << " " << r.device << " " << r.metric << ": not in the baseline\n";
   for (const Record& r : result.only_baseline) out << r.name << " " << r.device << " " << r.metric << ": not run\n";
   out << (result.any_regressed ? "FAIL" : "OK") << ": ratio = better/worse vs baseline (direction-aware), threshold "
-      << Fixed(threshold, 2) << "\n";
+      << Fixed(gate.threshold, 2) << "; a figure below it regresses when a Mann-Whitney U test over both sides' "
+      << "samples gives p < " << Fixed(gate.alpha, 2) << " (or, with fewer than " << kMinSamplesForTest
+      << " samples a side, on the threshold alone)\n";
 }
 
 void PrintPeerTable(const Report& ours, const Report& peers, std::ostream& out) {

@@ -4,6 +4,7 @@
 #ifndef TG_TOOLS_BENCH_REPORT_H_
 #define TG_TOOLS_BENCH_REPORT_H_
 
+#include <cstddef>
 #include <map>
 #include <ostream>
 #include <string>
@@ -22,6 +23,9 @@ struct Record {
   // Why there is no figure (a model or a peer is not installed); empty when measured. A skipped record
   // is reported as such, never as a value.
   std::string skipped;
+  // The figure of each timed run, in |unit| (a "median" record's value is their median). A comparison
+  // with samples on both sides tests whether a difference is more than noise.
+  std::vector<double> samples = {};
 };
 
 struct Report {
@@ -38,13 +42,29 @@ Report FromJson(const std::string& text, const std::string& what);
 Report ReadReportFile(const std::string& path);
 void WriteReportFile(const Report& report, const std::string& path);
 
+// Fewer timed runs than this on either side and a comparison judges by the threshold alone: with four
+// or fewer values per side no split is significant at 5%.
+constexpr size_t kMinSamplesForTest = 5;
+
+// How the gate judges a record: "regressed" needs the ratio below the threshold AND, where both sides
+// have repeated samples, a Mann-Whitney U test saying the difference is more than noise.
+struct GateOptions {
+  double threshold = 0.9;
+  double alpha = 0.05;  // the U test's significance level
+};
+
 // A record of the current run matched with the baseline's by (name, device, metric).
 // ratio > 1 means better than the baseline whatever the unit's direction.
 struct Comparison {
   Record current;
   double baseline = 0;
   double ratio = 0;
-  bool regressed = false;  // ratio < threshold
+  bool tested = false;  // both sides had kMinSamplesForTest samples, so p_value is meaningful
+  double p_value = 1;   // two-sided Mann-Whitney U over the samples
+  bool regressed = false;
+  // Why: "regressed: below the threshold and significant", "noise: below the threshold, not significant",
+  // "regressed: below the threshold (threshold only: too few samples)", "" when fine.
+  std::string verdict;
 };
 
 struct CompareResult {
@@ -55,8 +75,8 @@ struct CompareResult {
   bool any_regressed = false;
 };
 
-CompareResult Compare(const Report& current, const Report& baseline, double threshold);
-void PrintComparison(const CompareResult& result, double threshold, std::ostream& out);
+CompareResult Compare(const Report& current, const Report& baseline, const GateOptions& gate);
+void PrintComparison(const CompareResult& result, const GateOptions& gate, std::ostream& out);
 
 // One Markdown table of a run beside its peers (tools/bench/run_peer.sh's report, same session): a row per
 // workload and device of |ours| ("median" records; "first" as a column), then the workloads only the peers

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <utility>
 
 namespace tg::bench {
 namespace {
@@ -38,6 +39,7 @@ Timed TimeSelfTimedRuns(benchmark::State& state, const std::function<double()>& 
   }
   t.median_s = Median(times);
   t.min_s = times.empty() ? 0 : *std::min_element(times.begin(), times.end());
+  t.times_s = std::move(times);
   return t;
 }
 
@@ -58,8 +60,12 @@ void Publish(benchmark::State& state, const std::string& name, const std::string
   state.counters["first_ms"] = t.first_s * 1e3;
   state.counters["median_ms"] = t.median_s * 1e3;
   state.counters["min_ms"] = t.min_s * 1e3;
+  Record median{name, device, "median", value, unit};
+  bool time_unit = LowerIsBetter(unit);
+  for (double s : t.times_s)
+    if (s > 0 && t.median_s > 0) median.samples.push_back(time_unit ? value * s / t.median_s : value * t.median_s / s);
   std::lock_guard<std::mutex> lock(records_mu);
-  Records().push_back({name, device, "median", value, unit});
+  Records().push_back(std::move(median));
   Records().push_back({name, device, "first", t.first_s * 1e3, "ms"});
 }
 

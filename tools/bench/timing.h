@@ -19,6 +19,7 @@ struct Timed {
   double first_s = 0;   // the first call: graph building, scheduling, codegen, C compile, run
   double median_s = 0;  // of the timed calls
   double min_s = 0;
+  std::vector<double> times_s;  // each timed call, in run order
 };
 
 // Calls |run| once (the first run), |warmup| - 1 more times untimed (as the torch peer's bench()), then once
@@ -29,7 +30,9 @@ Timed TimeRuns(benchmark::State& state, const std::function<void()>& run, int wa
 Timed TimeSelfTimedRuns(benchmark::State& state, const std::function<double()>& run, int warmup);
 
 // |value| in |unit| is the workload's headline figure (from the median run). Sets the counters
-// (<unit>, first_ms, median_ms, min_ms) and records "median" and "first" rows for the JSON report.
+// (<unit>, first_ms, median_ms, min_ms) and records "median" and "first" rows for the JSON report; the
+// "median" row carries every timed run's figure in |unit| (a time scales with the run's seconds, a rate
+// with their inverse), which `tg bench --compare` tests for significance.
 void Publish(benchmark::State& state, const std::string& name, const std::string& device, const Timed& t,
              double value, const std::string& unit);
 
