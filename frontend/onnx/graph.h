@@ -23,6 +23,20 @@ struct Graph;
 using AttrValue = std::variant<double, int64_t, std::string, Tensor, std::shared_ptr<const Graph>,
                                std::vector<double>, std::vector<int64_t>, std::vector<std::string>>;
 
+// A small constant known on the host (an initializer, a Constant, a Shape output). Ops that read an
+// input's values as parameters (Reshape's shape, Slice's ends, Resize's scales) take them from here:
+// no kernel runs and no device is read, which is also what lets a tg::Jit capture such a model.
+struct HostValues {
+  std::vector<int64_t> ints;   // an integer or bool tensor's values, exact (INT64_MAX ends survive)
+  std::vector<double> floats;  // a float tensor's values
+  bool is_float = false;
+  size_t size() const { return is_float ? floats.size() : ints.size(); }
+  std::vector<int64_t> as_ints() const;   // floats rounded toward zero, as ONNX's int reads do
+  std::vector<double> as_floats() const;
+  static HostValues Ints(std::vector<int64_t> v) { return {std::move(v), {}, false}; }
+  static HostValues Floats(std::vector<double> v) { return {{}, std::move(v), true}; }
+};
+
 struct Node {
   std::string op;
   std::string domain;   // "" for ai.onnx
@@ -31,19 +45,16 @@ struct Node {
   std::vector<std::string> inputs;   // "" = an absent optional input
   std::vector<std::string> outputs;  // "" = an output the model does not want
   std::map<std::string, AttrValue> attrs;
+  std::map<std::string, HostValues> host_attrs;  // a small tensor attribute's values (Constant's value)
   size_t index = 0;     // position in its graph, for messages
   std::string described() const;  // `node 3 "conv1" (Conv)`
 };
-
-// A constant known on the host: an initializer or Constant whose ints ops like Reshape read without
-// running a kernel.
-using HostInts = std::vector<int64_t>;
 
 struct Graph {
   std::string name;
   std::vector<Node> nodes;
   std::map<std::string, Tensor> initializers;
-  std::map<std::string, HostInts> host_ints;  // integer initializers (and small Constants) as host values
+  std::map<std::string, HostValues> host_values;  // small initializers' values on the host
   std::vector<ValueInfo> inputs;   // without the names that have initializers
   std::vector<ValueInfo> outputs;
 };

@@ -51,7 +51,8 @@ ValueInfo ParseValueInfo(const ::onnx::ValueInfoProto& v) {
   return info;
 }
 
-AttrValue ParseAttr(const ::onnx::AttributeProto& a, const Context& ctx, int depth) {
+// |host| receives a small TENSOR attribute's values (see TensorFromProto).
+AttrValue ParseAttr(const ::onnx::AttributeProto& a, const Context& ctx, int depth, HostValues* host) {
   using A = ::onnx::AttributeProto;
   A::AttributeType type = a.type();
   if (type == A::UNDEFINED) {  // IR version < 3 models leave type unset: infer it from the field present
@@ -68,7 +69,7 @@ AttrValue ParseAttr(const ::onnx::AttributeProto& a, const Context& ctx, int dep
     case A::FLOAT: return static_cast<double>(a.f());
     case A::INT: return static_cast<int64_t>(a.i());
     case A::STRING: return a.s();
-    case A::TENSOR: return TensorFromProto(a.t(), ctx.base_dir, ctx.device);
+    case A::TENSOR: return TensorFromProto(a.t(), ctx.base_dir, ctx.device, host);
     case A::GRAPH: return ParseGraph(a.g(), ctx, depth + 1);
     case A::FLOATS: return std::vector<double>(a.floats().begin(), a.floats().end());
     case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
@@ -91,7 +92,12 @@ Node ParseNode(const ::onnx::NodeProto& n, size_t index, const Context& ctx, int
   node.opset = it != ctx.opsets.end() ? it->second : 1;
   try {
     if (node.op.empty()) throw Error("op_type is empty");
-    for (const auto& a : n.attribute()) node.attrs[a.name()] = ParseAttr(a, ctx, depth);
+    for (const auto& a : n.attribute()) {
+      HostValues host;
+      node.attrs[a.name()] = ParseAttr(a, ctx, depth, &host);
+      const Tensor* t = std::get_if<Tensor>(&node.attrs[a.name()]);
+      if (t != nullptr && static_cast<int64_t>(host.size()) == t->numel()) node.host_attrs[a.name()] = std::move(host);
+    }
     std::string why;
     if (OpRegistry::Get().find(node.domain, node.op, node.opset, &why) == nullptr)
       throw Error("unsupported op \"" + node.op + "\" (domain " + ShownDomain(node.domain) + ", opset " +
@@ -107,28 +113,35 @@ std::shared_ptr<const Graph> ParseGraph(const ::onnx::GraphProto& g, const Conte
   auto graph = std::make_shared<Graph>();
   graph->name = g.name();
   for (const auto& init : g.initializer()) {
-    HostInts host;
+    HostValues host;
     try {
       graph->initializers.insert_or_assign(init.name(), TensorFromProto(init, ctx.base_dir, ctx.device, &host));
     } catch (const Error& e) {
       throw Error(std::string("onnx: initializer of graph \"") + g.name() + "\": " + e.what());
     }
-    if (!host.empty() || init.dims_size() > 0) graph->host_ints[init.name()] = std::move(host);
+    if (static_cast<int64_t>(host.size()) == graph->initializers.at(init.name()).numel())
+      graph->host_values[init.name()] = std::move(host);
   }
   for (const auto& v : g.input())
     if (!graph->initializers.count(v.name())) graph->inputs.push_back(ParseValueInfo(v));
   for (const auto& v : g.output()) graph->outputs.push_back(ParseValueInfo(v));
   for (int i = 0; i < g.node_size(); ++i) graph->nodes.push_back(ParseNode(g.node(i), i, ctx, depth));
-  // Host values only make sense for ints; drop the float ones StoreHostInts skipped (empty vectors).
-  for (auto it = graph->host_ints.begin(); it != graph->host_ints.end();) {
-    const Tensor& t = graph->initializers.at(it->first);
-    it = (t.dtype().is_float() || static_cast<int64_t>(it->second.size()) != t.numel()) ? graph->host_ints.erase(it)
-                                                                                          : std::next(it);
-  }
   return graph;
 }
 
 }  // namespace
+
+std::vector<int64_t> HostValues::as_ints() const {
+  if (!is_float) return ints;
+  std::vector<int64_t> out;
+  for (double v : floats) out.push_back(static_cast<int64_t>(v));
+  return out;
+}
+
+std::vector<double> HostValues::as_floats() const {
+  if (is_float) return floats;
+  return std::vector<double>(ints.begin(), ints.end());
+}
 
 std::string Node::described() const {
   return "node " + std::to_string(index) + (name.empty() ? "" : " \"" + name + "\"") + " (" + op +

@@ -26,16 +26,16 @@ namespace {
 struct Scope {
   const Scope* outer = nullptr;
   std::map<std::string, Tensor> values;
-  std::map<std::string, HostInts> host;
+  std::map<std::string, HostValues> host;
   const Tensor* find(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->outer)
       if (auto it = s->values.find(name); it != s->values.end()) return &it->second;
     return nullptr;
   }
-  const HostInts* find_host(const std::string& name) const {
+  const HostValues* find_host(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->outer) {
       if (auto it = s->host.find(name); it != s->host.end()) return &it->second;
-      if (s->values.count(name)) return nullptr;  // shadowed by a value without host ints
+      if (s->values.count(name)) return nullptr;  // shadowed by a value without host values
     }
     return nullptr;
   }
@@ -45,7 +45,7 @@ std::vector<Tensor> RunGraph(const Graph& g, Scope& scope, const std::string& de
 
 void RunNode(const Node& node, Scope& scope, const std::string& device) {
   std::vector<std::optional<Tensor>> inputs;
-  std::vector<const HostInts*> host;
+  std::vector<const HostValues*> host;
   for (const std::string& name : node.inputs) {
     if (name.empty()) {
       inputs.emplace_back();
@@ -79,7 +79,7 @@ std::vector<Tensor> RunGraph(const Graph& g, Scope& scope, const std::string& de
   // emplace: an input the caller gave under an initializer's name overrides it.
   for (const auto& [name, t] : g.initializers)
     if (scope.values.emplace(name, t).second)
-      if (auto h = g.host_ints.find(name); h != g.host_ints.end()) scope.host[name] = h->second;
+      if (auto h = g.host_values.find(name); h != g.host_values.end()) scope.host[name] = h->second;
   for (const Node& node : g.nodes) {
     try {
       RunNode(node, scope, device);

@@ -138,6 +138,29 @@ void StoreHostInts(const void* bytes, int64_t n, DType dtype, std::vector<int64_
   }
 }
 
+void StoreHostFloats(const void* bytes, int64_t n, DType dtype, std::vector<double>* out) {
+  out->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t* b = static_cast<const uint8_t*>(bytes) + i * dtype.itemsize();
+    if (dtype == dtypes::float32) {
+      float x;
+      std::memcpy(&x, b, 4);
+      (*out)[i] = x;
+    } else {
+      std::memcpy(&(*out)[i], b, 8);
+    }
+  }
+}
+
+void StoreHostValues(const void* bytes, int64_t n, DType dtype, HostValues* host) {
+  if ((dtype.is_int() || dtype.is_bool()) && n <= kHostInts) {
+    StoreHostInts(bytes, n, dtype, &host->ints);
+  } else if ((dtype == dtypes::float32 || dtype == dtypes::float64) && n <= kHostFloats) {
+    host->is_float = true;
+    StoreHostFloats(bytes, n, dtype, &host->floats);
+  }
+}
+
 }  // namespace
 
 std::string OnnxTypeName(int64_t code) {
@@ -168,7 +191,7 @@ DType DTypeFromOnnx(int64_t code) {
 }
 
 Tensor TensorFromProto(const TensorProto& p, const std::string& base_dir, std::string_view device,
-                       std::vector<int64_t>* host_ints) {
+                       HostValues* host) {
   if (p.has_segment()) throw Error(Where(p) + ": segmented tensors are not supported");
   DType dtype = DTypeFromOnnx(p.data_type());
   Shape shape(p.dims().begin(), p.dims().end());
@@ -200,7 +223,7 @@ Tensor TensorFromProto(const TensorProto& p, const std::string& base_dir, std::s
                   " dims " + ShapeString(shape) + " need " + std::to_string(n * dtype.itemsize()));
     bytes = raw->data();
   }
-  if (host_ints != nullptr && (dtype.is_int() || dtype.is_bool()) && n <= 4096) StoreHostInts(bytes, n, dtype, host_ints);
+  if (host != nullptr) StoreHostValues(bytes, n, dtype, host);
   return FromBytes(bytes, n, dtype, shape, device);
 }
 

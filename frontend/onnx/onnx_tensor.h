@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/onnx/graph.h"
 #include "frontend/tensor.h"
 
 namespace onnx {
@@ -24,9 +25,12 @@ std::string OnnxTypeName(int64_t code);  // "FLOAT", "STRING", ... for messages
 
 // The tensor |proto| holds, on |device|. Data comes from raw_data, the typed fields, or (data_location
 // EXTERNAL) a file under |base_dir|. Throws tg::Error when the data size does not match the dims.
-// When |host_ints| is given and the tensor is an integer one, its values are also stored there.
+// When |host| is given and the tensor is small (integers up to kHostInts values, float32/float64 up to
+// kHostFloats), its values are also stored there; otherwise |host| is left empty.
+inline constexpr int64_t kHostInts = 4096;
+inline constexpr int64_t kHostFloats = 64;
 Tensor TensorFromProto(const ::onnx::TensorProto& proto, const std::string& base_dir, std::string_view device,
-                       std::vector<int64_t>* host_ints = nullptr);
+                       HostValues* host = nullptr);
 
 }  // namespace tg::onnx
 

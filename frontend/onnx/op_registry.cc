@@ -11,7 +11,7 @@
 namespace tg::onnx {
 
 OpContext::OpContext(const Node& node, std::vector<std::optional<Tensor>> inputs,
-                     std::vector<const HostInts*> host_inputs, std::string device, SubgraphRunner run_subgraph)
+                     std::vector<const HostValues*> host_inputs, std::string device, SubgraphRunner run_subgraph)
     : node_(node), inputs_(std::move(inputs)), host_inputs_(std::move(host_inputs)), device_(std::move(device)),
       run_subgraph_(std::move(run_subgraph)) {}
 
@@ -44,7 +44,7 @@ std::vector<Tensor> OpContext::all_inputs() const {
 }
 
 std::vector<int64_t> OpContext::ints(size_t i) const {
-  if (i < host_inputs_.size() && host_inputs_[i] != nullptr) return *host_inputs_[i];
+  if (host_known(i)) return host_inputs_[i]->as_ints();
   const Tensor& t = in(i);
   if (t.dtype().is_float()) {
     std::vector<int64_t> out;
@@ -55,8 +55,7 @@ std::vector<int64_t> OpContext::ints(size_t i) const {
 }
 
 std::vector<double> OpContext::floats(size_t i) const {
-  if (i < host_inputs_.size() && host_inputs_[i] != nullptr)
-    return std::vector<double>(host_inputs_[i]->begin(), host_inputs_[i]->end());
+  if (host_known(i)) return host_inputs_[i]->as_floats();
   return in(i).cast(dtypes::float64).to_vector<double>();
 }
 
@@ -110,6 +109,11 @@ std::optional<std::vector<double>> OpContext::attr_floats(const std::string& nam
 std::optional<Tensor> OpContext::attr_tensor(const std::string& name) const {
   const Tensor* v = Attr<Tensor>(node_, name, "a tensor");
   return v ? std::optional(*v) : std::nullopt;
+}
+
+const HostValues* OpContext::attr_host_values(const std::string& name) const {
+  auto it = node_.host_attrs.find(name);
+  return it == node_.host_attrs.end() ? nullptr : &it->second;
 }
 
 const Graph& OpContext::attr_graph(const std::string& name) const {

@@ -21,7 +21,7 @@ namespace tg::onnx {
 class OpContext {
  public:
   using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&)>;
-  OpContext(const Node& node, std::vector<std::optional<Tensor>> inputs, std::vector<const HostInts*> host_inputs,
+  OpContext(const Node& node, std::vector<std::optional<Tensor>> inputs, std::vector<const HostValues*> host_inputs,
             std::string device, SubgraphRunner run_subgraph);
 
   const Node& node() const { return node_; }
@@ -33,8 +33,9 @@ class OpContext {
   const Tensor& in(size_t i) const;  // throws when absent
   std::optional<Tensor> opt(size_t i) const { return has(i) ? inputs_[i] : std::nullopt; }
   std::vector<Tensor> all_inputs() const;  // the present ones, for variadic ops (Sum, Concat)
-  // Values of an integer (or float, rounded toward zero) input on the host. Constants, initializers and
-  // Shape outputs are known without running a kernel; anything else is realized.
+  // Values of an integer (or float, rounded toward zero) input on the host. Constants, small initializers
+  // and Shape outputs are known without running a kernel (HostValues); anything else is realized, which
+  // a tg::Jit capture refuses.
   std::vector<int64_t> ints(size_t i) const;
   std::vector<double> floats(size_t i) const;  // same, as doubles
   bool host_known(size_t i) const { return i < host_inputs_.size() && host_inputs_[i] != nullptr; }
@@ -46,14 +47,16 @@ class OpContext {
   std::optional<std::vector<int64_t>> attr_ints(const std::string& name) const;
   std::optional<std::vector<double>> attr_floats(const std::string& name) const;
   std::optional<Tensor> attr_tensor(const std::string& name) const;
+  // A small tensor attribute's values on the host, or nullptr (TensorFromProto's size limits).
+  const HostValues* attr_host_values(const std::string& name) const;
   const Graph& attr_graph(const std::string& name) const;
   // Runs a subgraph attribute (If branches) with this node's scope visible; returns its outputs in order.
   std::vector<Tensor> run_subgraph(const Graph& g) const { return run_subgraph_(g); }
 
-  // An op whose output is small and known on the host (Shape, Size) records it, so ops reading it as
-  // ints need no kernel.
-  void set_host_output(size_t i, std::vector<int64_t> values) { host_outputs_[i] = std::move(values); }
-  const std::map<size_t, HostInts>& host_outputs() const { return host_outputs_; }
+  // An op whose output is small and known on the host (Shape, Size, Constant) records it, so ops reading
+  // its values need no kernel.
+  void set_host_output(size_t i, HostValues values) { host_outputs_[i] = std::move(values); }
+  const std::map<size_t, HostValues>& host_outputs() const { return host_outputs_; }
 
   // The message with "what is allowed"; the caller adds the node.
   [[noreturn]] void fail(const std::string& message) const;
@@ -66,10 +69,10 @@ class OpContext {
  private:
   const Node& node_;
   std::vector<std::optional<Tensor>> inputs_;
-  std::vector<const HostInts*> host_inputs_;
+  std::vector<const HostValues*> host_inputs_;
   std::string device_;
   SubgraphRunner run_subgraph_;
-  std::map<size_t, HostInts> host_outputs_;
+  std::map<size_t, HostValues> host_outputs_;
 };
 
 // Returns the node's outputs in order; it may return fewer than the node names only when the names

@@ -14,23 +14,27 @@ using Ctx = OpContext;
 
 std::vector<Tensor> Constant(Ctx& c) {
   if (auto t = c.attr_tensor("value")) {
-    if ((t->dtype().is_int() || t->dtype().is_bool()) && t->numel() <= 64)
-      c.set_host_output(0, t->cast(dtypes::int64).to_vector<int64_t>());
+    if (const HostValues* h = c.attr_host_values("value")) c.set_host_output(0, *h);
     return One(*t);
   }
-  if (c.has_attr("value_float")) return One(Tensor::full({}, c.attr_float("value_float", 0), dtypes::float32, c.device()));
+  if (c.has_attr("value_float")) {
+    double v = c.attr_float("value_float", 0);
+    c.set_host_output(0, HostValues::Floats({v}));
+    return One(Tensor::full({}, v, dtypes::float32, c.device()));
+  }
   if (auto f = c.attr_floats("value_floats"); f && c.has_attr("value_floats")) {
     std::vector<float> v(f->begin(), f->end());
+    c.set_host_output(0, HostValues::Floats(std::vector<double>(v.begin(), v.end())));  // as float32 holds them
     return One(Tensor::from_vector<float>(v, std::nullopt, c.device()));
   }
   if (c.has_attr("value_int")) {
     int64_t v = c.attr_int("value_int", 0);
-    c.set_host_output(0, {v});
+    c.set_host_output(0, HostValues::Ints({v}));
     return One(Tensor::from_vector<int64_t>({v}, Shape{}, c.device()));
   }
   if (c.has_attr("value_ints")) {
     std::vector<int64_t> v = *c.attr_ints("value_ints");
-    c.set_host_output(0, v);
+    c.set_host_output(0, HostValues::Ints(v));
     return One(Tensor::from_vector<int64_t>(v, Shape{static_cast<int64_t>(v.size())}, c.device()));
   }
   c.fail("needs one of value, value_float(s), value_int(s); string and sparse constants are not supported");

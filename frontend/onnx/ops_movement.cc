@@ -196,7 +196,7 @@ Tensor SpaceToDepth(Ctx& c) {
 }
 
 std::vector<Tensor> HostInt64(Ctx& c, std::vector<int64_t> values, Shape shape) {
-  c.set_host_output(0, values);
+  c.set_host_output(0, HostValues::Ints(values));
   return One(Tensor::from_vector<int64_t>(values, shape, c.device()));
 }
 

@@ -74,6 +74,13 @@ inline void IntsAttr(::onnx::NodeProto& n, const std::string& name, const std::v
   for (int64_t e : v) a->add_ints(e);
 }
 
+inline void TensorAttr(::onnx::NodeProto& n, const std::string& name, ::onnx::TensorProto t) {
+  auto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(::onnx::AttributeProto::TENSOR);
+  *a->mutable_t() = std::move(t);
+}
+
 inline ::onnx::ModelProto Model(::onnx::GraphProto graph, int64_t opset = 13) {
   ::onnx::ModelProto m;
   m.set_ir_version(8);

@@ -17,6 +17,7 @@ namespace tg {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 using ::testing::Pointwise;
 using ::testing::FloatNear;
@@ -183,6 +184,31 @@ TEST(OnnxModel, ShapeArithmeticStaysOnTheHost) {
   *g.add_node() = Node("Reshape", {"x", "shape"}, {"y"});
   onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
   EXPECT_EQ(m.run({{"x", Tensor::zeros({4, 2, 3})}}).at("y").shape(), (Shape{4, 6}));
+}
+
+// Resize's roi and scales and Reshape's shape as Constant nodes, the way exporters write them (PP-OCR
+// does): their values are known on the host, so a tg::Jit captures the model without reading a tensor.
+TEST(OnnxModel, ConstantsReadByOpsStayOnTheHostUnderJit) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {1, 16});
+  *g.add_node() = Node("Constant", {}, {"roi"});
+  TensorAttr(*g.mutable_node(0), "value", FloatTensor("", {0}, {}));
+  *g.add_node() = Node("Constant", {}, {"scales"});
+  TensorAttr(*g.mutable_node(1), "value", FloatTensor("", {4}, {1, 1, 2, 2}));
+  *g.add_node() = Node("Constant", {}, {"shape"});
+  TensorAttr(*g.mutable_node(2), "value", Int64Tensor("", {2}, {1, -1}));
+  *g.add_node() = Node("Resize", {"x", "roi", "scales"}, {"big"});
+  *g.add_node() = Node("Reshape", {"big", "shape"}, {"y"});
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g, 11)));
+  Jit jit([&](const std::vector<Tensor>& in) { return m.run_in_order(in); });
+  Tensor x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
+  std::vector<float> want = {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4};  // nearest, 2x
+  for (int call = 0; call < 3; ++call) {
+    std::vector<Tensor> out = jit({x});
+    EXPECT_THAT(out.at(0).to_vector<float>(), ElementsAreArray(want)) << "call " << call;
+  }
+  EXPECT_TRUE(jit.captured());
 }
 
 TEST(OnnxModel, UnsupportedOpNamesOpDomainOpsetAndNode) {
