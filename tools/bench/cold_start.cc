@@ -90,14 +90,8 @@ int RunSavedJitChild(const std::string& device) {
 // |model| on its checked-in input, captured under a Jit and saved to a file of this process's temp dir.
 std::string SaveOcrJit(const OcrModel& which, const std::string& device, const std::string& input_path) {
   onnx::Model model = onnx::load(OcrModelPath(which), device);
-  std::string in_name = model.inputs().at(0).name;
   Tensor input = onnx::load_tensor(input_path, device).realize();
-  Jit jit([&](const std::vector<Tensor>& in) {
-    std::map<std::string, Tensor> out = model.run({{in_name, in[0]}});
-    std::vector<Tensor> ordered;
-    for (const onnx::ValueInfo& v : model.outputs()) ordered.push_back(out.at(v.name));
-    return ordered;
-  });
+  Jit jit([&](const std::vector<Tensor>& in) { return model.run_in_order(in); });
   jit({input});
   jit({input});
   std::string path = (std::filesystem::temp_directory_path() /
