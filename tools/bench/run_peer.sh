@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every peer of the suite and writes their figures as one tg bench report (tools/bench/peer_report.py),
 # which `tg bench --peers OUT.json` puts beside ours in one table:
-#   PyTorch  W1-W7   ../shared/peers/bench_torch.py, the way BENCHMARKS.md measured it
+#   PyTorch  W1-W7   ../shared/peers/bench_torch.py, the way the figures in RESULTS.md were measured
 #   PyTorch  W9-W10  tools/bench/peers_torch.py (same timing, threads and format)
 #   ONNX Runtime W11 tools/bench/peer_ort.mjs (onnxruntime-node, installed by tools/setup.sh)
 #
@@ -10,7 +10,7 @@
 # REPS=N sets the PyTorch peers' timed runs (common.py; 5, W5/W6/W9/W10 at least their own counts).
 # A peer that cannot run (no torch, no node, no shared peers directory) becomes a "skipped" record saying why;
 # the others still run. Needs python3-torch, python3-threadpoolctl and OpenBLAS (libopenblas0-pthread): without
-# OpenBLAS torch's matmuls fall back to the reference BLAS and W1/W5/W6 come out ~50x slower than BENCHMARKS.md.
+# OpenBLAS torch's matmuls fall back to the reference BLAS and W1/W5/W6 come out ~50x slower.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,7 +26,7 @@ skipped() {  # skipped FILE PEER REASON
     "$1" "$2" "$3"
 }
 
-# The machine image sets these for OpenBLAS's core detection; BENCHMARKS.md measured without them.
+# The machine image sets these for OpenBLAS's core detection; the peer figures are measured without them.
 torch_py=(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3)
 if ! "${torch_py[@]}" -c 'import torch' 2>/dev/null; then
   skipped "$tmp/torch.json" torch "python3-torch is not importable by /usr/bin/python3 (tools/setup.sh installs it)"

@@ -1,4 +1,4 @@
-// timing.h: how every workload is timed (BENCHMARKS.md: the first run with compile included, then
+// timing.h: how every workload is timed (docs/benchmarks.md: the first run with compile included, then
 // warm-up, then the median of the timed runs) and where its figures go: Google Benchmark counters
 // for the console and the suite's Record list for --json.
 #ifndef TG_TOOLS_BENCH_TIMING_H_

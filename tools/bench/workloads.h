@@ -1,4 +1,4 @@
-// workloads.h: the suite (W1-W8 of ../shared/BENCHMARKS.md, W9-W11 of RESULTS.md) as Google Benchmark cases, one per
+// workloads.h: the suite (W1-W11, defined in docs/benchmarks.md) as Google Benchmark cases, one per
 // (workload, device), named "<workload>/<device>" (e.g. "W1_matmul_1024/CPU"). Workload names match
 // the PyTorch peer's JSON keys so RESULTS.md can pair them.
 #ifndef TG_TOOLS_BENCH_WORKLOADS_H_
@@ -14,7 +14,7 @@ namespace tg::bench {
 
 struct Workload {
   std::string name;         // "W1_matmul_1024"
-  std::string description;  // what is computed, in BENCHMARKS.md's words
+  std::string description;  // what is computed (docs/benchmarks.md's table)
   int reps;                 // timed runs unless --reps overrides (the torch peer's counts)
   int warmup;               // untimed calls including the first, as the peer's bench(warmup=)
   std::function<void(benchmark::State&, const std::string& device)> run;
