@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -124,12 +125,25 @@ absl::Status DiskCache::ConnectOnce() {
     return s;
   }
   chmod(path_.c_str(), 0600);
-  sqlite3_busy_timeout(db_, 10000);  // another process's write transaction is milliseconds long
-  std::vector<std::string> mode;
-  rc = Run("PRAGMA journal_mode=WAL", {}, &mode);
+  sqlite3_busy_timeout(db_, kBusyTimeoutMs);  // another process's write transaction is milliseconds long
+  rc = EnterWalMode();
   if (!IsOk(rc)) return Failure(rc, absl::StrCat(path_, ": ", sqlite3_errstr(rc)));
   Run("PRAGMA synchronous=NORMAL", {});  // WAL + NORMAL: a crash loses at most the last commits, never the file
   return EnsureSchema();
+}
+
+// The switch reads the file, then asks for its write lock. While another connection holds that lock (the
+// first process to open a new file, writing its WAL header), sqlite answers SQLITE_BUSY at once rather than
+// wait in the busy handler, since a reader waiting on a writer could deadlock; outside a transaction we
+// hold nothing it waits for, so trying again is safe, for as long as the busy timeout would have waited.
+int DiskCache::EnterWalMode() {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  for (;;) {
+    std::vector<std::string> mode;
+    int rc = Run("PRAGMA journal_mode=WAL", {}, &mode);
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline) return rc;
+    sqlite3_sleep(5);
+  }
 }
 
 absl::Status DiskCache::EnsureSchema() {

@@ -59,6 +59,7 @@ class DiskCache {
   explicit DiskCache(std::string path) : path_(std::move(path)) {}
   absl::Status Connect();          // open + pragmas + schema, moving a corrupt file aside once
   absl::Status ConnectOnce();
+  int EnterWalMode();  // PRAGMA journal_mode=WAL, retried while another connection holds the write lock
   absl::Status EnsureSchema();
   void Close();
   void MoveAside();
@@ -73,6 +74,8 @@ class DiskCache {
   int Run(std::string_view sql, std::initializer_list<Param> params, std::vector<std::string>* row = nullptr);
   // After a failed statement: a corrupt file is moved aside and recreated; other errors are logged.
   void OnError(int rc, std::string_view what);
+
+  static constexpr int kBusyTimeoutMs = 10000;
 
   std::mutex mu_;
   std::string path_;

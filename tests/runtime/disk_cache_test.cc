@@ -6,9 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 
@@ -133,7 +136,10 @@ TEST(DiskCache, TwoProcessesWriteConcurrently) {
     ASSERT_GE(kids[c], 0);
     if (kids[c] == 0) {
       absl::StatusOr<std::unique_ptr<DiskCache>> cache = DiskCache::Open(path);
-      if (!cache.ok()) _exit(2);
+      if (!cache.ok()) {
+        std::fprintf(stderr, "child %d: %s\n", c, cache.status().ToString().c_str());
+        _exit(2);
+      }
       for (int i = 0; i < kRows; ++i) {
         std::string tag = std::to_string(c) + "-" + std::to_string(i);
         (*cache)->PutProgram("own" + tag, {"elf-so", kBinary + tag});
@@ -160,6 +166,29 @@ TEST(DiskCache, TwoProcessesWriteConcurrently) {
     }
   }
   EXPECT_EQ(RawCount(path, "programs"), 3 * kRows);
+}
+
+// Switching a new file to WAL starts as a read and then asks for the write lock. While another connection
+// holds that lock (its first write transaction on a rollback-journal file), sqlite answers "database is
+// locked" at once instead of calling the busy handler: the first two processes to open a fresh cache meet
+// this when one is still writing the WAL header. Open must wait for it as it waits for any writer.
+TEST(DiskCache, OpenWaitsForTheFirstWriterOfANewFile) {
+  std::string path = FreshPath("writer_holds_new_file");
+  ASSERT_EQ(system(("mkdir -p $(dirname " + path + ")").c_str()), 0);
+  sqlite3* writer = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
+  sqlite3_busy_timeout(writer, 10000);  // its COMMIT waits out Open's brief reads of the file
+  ASSERT_EQ(sqlite3_exec(writer, "BEGIN IMMEDIATE; CREATE TABLE t (x);", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread commit_later([writer] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    EXPECT_EQ(sqlite3_exec(writer, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+  });
+  absl::StatusOr<std::unique_ptr<DiskCache>> cache = DiskCache::Open(path);
+  commit_later.join();
+  sqlite3_close(writer);
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  (*cache)->PutProgram("k", {"elf-so", kBinary});
+  EXPECT_EQ((*cache)->GetProgram("k")->bytes, kBinary);
 }
 
 TEST(DiskCache, DefaultDirWorksWithoutHome) {
