@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/codegen/dtype_decomp.h"
 #include "compiler/codegen/expander.h"
+#include "compiler/codegen/gated_index.h"
 #include "compiler/codegen/gpudims.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
@@ -143,7 +144,7 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::reverse(globals.begin(), globals.end());
   std::reverse(locals.begin(), locals.end());
-  sink = AddGpuDims(sink, globals, locals, kernel.dims);
+  sink = SimplifyGatedIndices(AddGpuDims(sink, globals, locals, kernel.dims));
   if (DebugLevel() >= 5) std::fprintf(stderr, "--- %s kernel AST ---\n%s\n", kernel.name.c_str(), sink->str().c_str());
   std::vector<UOpRef> ops = Linearize(sink);
   if (DebugLevel() >= 6) PrintLinear(kernel.name, ops);

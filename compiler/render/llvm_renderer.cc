@@ -14,7 +14,8 @@
 namespace tg::compiler {
 namespace {
 
-bool IsVector(const UOpRef& u) { return u->dtype().count() > 1; }
+bool IsVector(DType dtype) { return dtype.count() > 1; }
+bool IsVector(const UOpRef& u) { return IsVector(u->dtype()); }
 
 // A double's bits in LLVM's hexadecimal float syntax. LLVM accepts it for every float type when the
 // value is exact in that type, which CONSTs are (CastConst rounds them), so no decimal round trip.
@@ -89,9 +90,10 @@ class LlvmEmitter {
   void EmitEnd();
   void EmitLoad(const UOpRef& u);
   void EmitStore(const UOpRef& u);
-  // A pointer to the element INDEX |index| addresses; |gated_to_zero| reads element 0 where the gate
-  // is false, so a masked-off load never touches memory outside the buffer.
-  std::string Address(const UOpRef& index, bool gated_to_zero);
+  // The value of type |dt| at |ptr| (bools are stored as bytes).
+  std::string LoadFrom(const std::string& ptr, DType dt);
+  // A pointer to the element INDEX |index| addresses; its gate is the caller's to honour.
+  std::string Address(const UOpRef& index);
 
   struct Loop {
     std::string var, header, latch, exit;
@@ -264,13 +266,10 @@ std::string LlvmEmitter::Alu(const UOpRef& u) {
   }
 }
 
-std::string LlvmEmitter::Address(const UOpRef& index, bool gated_to_zero) {
-  const UOpRef &buf = index->src(0), &idx = index->src(1), &gate = index->src(2);
-  std::string i = Operand(idx), it = LlvmType(idx->dtype());
-  if (gated_to_zero && !gate->is_const_value(true))
-    i = Def(absl::StrCat("select i1 ", Operand(gate), ", ", it, " ", i, ", ", it, " 0"));
+std::string LlvmEmitter::Address(const UOpRef& index) {
+  const UOpRef &buf = index->src(0), &idx = index->src(1);
   return Def(absl::StrCat("getelementptr inbounds ", LlvmMemType(buf->dtype().base()), ", ptr ", Operand(buf), ", ",
-                          it, " ", i));
+                          LlvmType(idx->dtype()), " ", Operand(idx)));
 }
 
 void LlvmEmitter::EmitLoad(const UOpRef& u) {
@@ -281,17 +280,33 @@ void LlvmEmitter::EmitLoad(const UOpRef& u) {
     std::string vt = LlvmType(dt), mt = LlvmType(gate->dtype());
     std::string callee = absl::StrCat("@llvm.masked.load.", IntrinsicSuffix(dt), ".p0");
     declares_.insert(absl::StrCat("declare ", vt, " ", callee, "(ptr, i32, ", mt, ", ", vt, ")"));
-    std::string ptr = Address(index, false);
+    std::string ptr = Address(index);
     value_[u.get()] = Def(absl::StrCat("call ", vt, " ", callee, "(ptr ", ptr, ", i32 ", dt.base().itemsize(), ", ", mt,
                                        " ", Operand(gate), ", ", vt, " zeroinitializer)"));
     return;
   }
-  std::string mt = LlvmMemType(dt), ptr = Address(index, true);
+  if (gate->is_const_value(true)) {
+    value_[u.get()] = LoadFrom(Address(index), dt);
+    return;
+  }
+  // A masked-off load reads 0, as in C. A branch around the load rather than a select: LLVM sinks the
+  // address arithmetic into the taken block, so a reduce over a concatenation (one gate per source, one
+  // true at a time) computes one address per step instead of every source's, as gcc does with C's ?:.
+  std::string id = std::to_string(counter_++), from = block_;
+  std::string taken = "ld" + id, join = "ld" + id + ".join";
+  Line(absl::StrCat("br i1 ", Operand(gate), ", label %", taken, ", label %", join));
+  Label(taken);
+  std::string v = LoadFrom(Address(index), dt), loaded_in = block_;
+  Line("br label %" + join);
+  Label(join);
+  value_[u.get()] = Def(absl::StrCat("phi ", LlvmType(dt), " [", v, ", %", loaded_in, "], [zeroinitializer, %", from, "]"));
+}
+
+std::string LlvmEmitter::LoadFrom(const std::string& ptr, DType dt) {
+  std::string mt = LlvmMemType(dt);
   std::string v = Def(absl::StrCat("load ", mt, ", ptr ", ptr, ", align ", dt.base().is_bool() ? 1 : dt.base().itemsize()));
-  if (dt.base().is_bool()) v = Def(absl::StrCat("icmp ne ", mt, " ", v, ", ", IsVector(u) ? "zeroinitializer" : "0"));
-  if (!gate->is_const_value(true))  // a masked-off load reads 0, as in C
-    v = Def(absl::StrCat("select i1 ", Operand(gate), ", ", LlvmType(dt), " ", v, ", ", LlvmType(dt), " zeroinitializer"));
-  value_[u.get()] = v;
+  if (dt.base().is_bool()) v = Def(absl::StrCat("icmp ne ", mt, " ", v, ", ", IsVector(dt) ? "zeroinitializer" : "0"));
+  return v;
 }
 
 void LlvmEmitter::EmitStore(const UOpRef& u) {
@@ -305,7 +320,7 @@ void LlvmEmitter::EmitStore(const UOpRef& u) {
     Line(absl::StrCat("br i1 ", Operand(gate), ", label %st", id, ", label %", skip));
     Label("st" + id);
   }
-  std::string ptr = Address(index, false), x = Operand(val);
+  std::string ptr = Address(index), x = Operand(val);
   DType dt = val->dtype();
   if (dt.base().is_bool()) x = Def(absl::StrCat("zext ", LlvmType(dt), " ", x, " to ", LlvmMemType(dt)));
   Line(absl::StrCat("store ", LlvmMemType(dt), " ", x, ", ptr ", ptr, ", align ",

@@ -148,10 +148,25 @@ TEST(LlvmIr, VectorsMasksAndIntrinsics) {
   EXPECT_EQ(LlvmMemType(dtypes::bool_), "i8");
 }
 
-TEST(LlvmIr, GatedLoadsReadInBoundsAndGatedStoresBranch) {
+TEST(LlvmIr, GatedLoadsBranchAroundTheLoad) {
   Tensor a = F(Data(30, 1), {5, 6});
   std::string ir = RenderOnly(a.pad({{1, 1}, {2, 0}}));
-  EXPECT_NE(ir.find("select i1"), std::string::npos) << ir;  // masked-off lanes read element 0, then 0.0
+  // The load sits behind the gate's branch and the join reads 0 where the gate is false: no address
+  // is computed for a masked-off element, so LLVM cannot hoist it into the common path.
+  EXPECT_NE(ir.find("label %ld"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("zeroinitializer, %"), std::string::npos) << ir;  // the phi's masked-off value
+  EXPECT_EQ(ir.find(", i32 0\n"), std::string::npos) << ir;  // no index selected to element 0
+}
+
+// A reduce over a concatenation reads each source under its own gate (one true at a time): every
+// gated read must branch, or -O2 computes every source's address on every step.
+TEST(LlvmIr, EachSourceOfAConcatenationBranches) {
+  Tensor a = F(Data(4 * 8, 1), {4, 8}), b = F(Data(4 * 8, 2), {4, 8}), c = F(Data(4 * 8, 3), {4, 8});
+  Tensor w = F(Data(24 * 16, 4), {24, 16});
+  std::string ir = RenderOnly(a.cat({b, c}, 1).matmul(w));
+  size_t branches = 0;
+  for (size_t p = ir.find(".join:"); p != std::string::npos; p = ir.find(".join:", p + 1)) ++branches;
+  EXPECT_GE(branches, 3u) << ir;
 }
 
 }  // namespace

@@ -1,0 +1,68 @@
+// x @ W.T (both operands read along the reduce axis, which the heuristic vectorizes): on a CPU with
+// 32 vector registers the kernel gets a 4 x 4 tile of output rows and columns, each loaded vector
+// serving four accumulators, and computes what a host triple loop computes.
+#include <cmath>
+
+#include "absl/strings/str_join.h"
+#include "compiler/codegen/codegen.h"
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
+#include "compiler/schedule/schedule.h"
+#include "frontend/tg.h"
+#include "gtest/gtest.h"
+#include "runtime/device_registry.h"
+#include "tests/frontend/test_util.h"
+
+namespace tg::compiler {
+namespace {
+
+const runtime::DeviceInfo& Cpu() { return runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info(); }
+
+UOpRef ReduceKernelAst(const Tensor& t) {
+  for (const auto& item : CreateSchedule({t.uop()}, {t.device()}).items)
+    for (const UOpRef& u : item.ast->toposort())
+      if (u->op() == Ops::kReduce) return item.ast;
+  ADD_FAILURE() << "no reduce kernel";
+  return nullptr;
+}
+
+Tensor InnerProducts(int64_t rows, int64_t cols, int64_t depth, std::vector<float>* x, std::vector<float>* w) {
+  *x = testing::RandomFloats(rows * depth, 1, -1.0f, 1.0f);
+  *w = testing::RandomFloats(cols * depth, 2, -1.0f, 1.0f);
+  return Tensor::from_vector(*x, Shape{rows, depth}).matmul(Tensor::from_vector(*w, Shape{cols, depth}).transpose());
+}
+
+TEST(InnerProductTile, RowsAndColumnsBothTile) {
+  Target target = Target::For(Cpu());
+  if (!target.vectors || target.vector_bytes < 64) GTEST_SKIP() << "needs 32 vector registers (AVX-512)";
+  std::vector<float> x, w;
+  UOpRef ast = ReduceKernelAst(InnerProducts(1024, 768, 256, &x, &w));
+  Kernel k = StartKernel(ast, target);
+  ApplyHeuristic(k, target);
+  std::vector<std::string> opts;
+  int upcasts = 0, unrolls = 0;
+  for (const Opt& o : k.applied()) opts.push_back(o.str());
+  for (const auto& a : k.axes()) {
+    upcasts += a.type == AxisType::kUpcast && a.extent() == 4;
+    unrolls += a.type == AxisType::kUnroll;
+  }
+  EXPECT_EQ(upcasts, 2) << absl::StrJoin(opts, ", ");
+  EXPECT_EQ(unrolls, 1) << absl::StrJoin(opts, ", ");
+}
+
+TEST(InnerProductTile, MatchesHostLoops) {
+  for (auto [rows, cols, depth] : {std::tuple{64, 48, 48}, {128, 32, 80}, {32, 64, 1024}}) {
+    std::vector<float> x, w;
+    std::vector<float> got = InnerProducts(rows, cols, depth, &x, &w).to_vector<float>();
+    ASSERT_EQ(got.size(), static_cast<size_t>(rows * cols));
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        double want = 0;
+        for (int64_t d = 0; d < depth; ++d) want += double(x[r * depth + d]) * w[c * depth + d];
+        ASSERT_NEAR(got[r * cols + c], want, 1e-4 * std::max(1.0, std::fabs(want))) << rows << "x" << cols << "x" << depth;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace tg::compiler
