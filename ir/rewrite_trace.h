@@ -113,7 +113,7 @@ UOpRef RecordPass(std::string_view name, const UOpRef& before, const std::functi
 // recorded on its own and its rules count in it only.
 template <class Run>
 UOpRef TracePass(std::string_view name, const UOpRef& before, Run&& run) {
-  if (!Recording()) return run();
+  if (!VizEnabled() || !Recording()) return run();
   return internal::RecordPass(name, before, std::function<UOpRef()>(std::forward<Run>(run)));
 }
 

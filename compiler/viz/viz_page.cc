@@ -83,7 +83,13 @@ std::string VizPageHtml(const VizSnapshot& snapshot, std::string_view initial_vi
   return html;
 }
 
-std::string VizOutputPath() { return GetEnvString("TG_VIZ_OUT", "tg_viz.html"); }
+std::string VizOutputPath() {
+  std::string path = GetEnvString("TG_VIZ_OUT", "");
+  if (path.empty()) path = "tg_viz.html";
+  // Under `bazel run` the program starts in its runfiles tree; the user means their own directory.
+  std::string user_dir = GetEnvString("BUILD_WORKING_DIRECTORY", "");
+  return path[0] == '/' || user_dir.empty() ? path : user_dir + "/" + path;
+}
 
 std::string WriteVizPage() {
   std::string path = VizOutputPath();

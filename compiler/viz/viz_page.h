@@ -15,7 +15,8 @@ std::string VizPageJson(const VizSnapshot& snapshot);
 // The page. |initial_view| is what a URL hash would say ("pass=3", "kernel=0&side=before"); the hash wins.
 std::string VizPageHtml(const VizSnapshot& snapshot, std::string_view initial_view = "");
 
-// $TG_VIZ_OUT, or tg_viz.html in the working directory.
+// $TG_VIZ_OUT, or tg_viz.html; a relative path is relative to the working directory (under `bazel run`,
+// the directory it was started in).
 std::string VizOutputPath();
 // Writes the page of everything recorded so far to VizOutputPath() and says where on stderr (once per
 // path). Returns the path, or "" when the file cannot be written (said on stderr too).
