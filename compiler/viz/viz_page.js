@@ -171,8 +171,9 @@
   // Fits the graph into the view, then wheel zooms about the cursor and dragging pans.
   function panZoom(svg, world, L) {
     var box = view.getBoundingClientRect(), pad = 20;
-    var s = Math.min((box.width - 2 * pad) / L.width, (box.height - 2 * pad) / Math.max(L.height, 1), 1.4);
-    s = Math.max(s, 0.05);
+    // The whole graph when it fits at a readable size; else readable from the top, the rest a drag away.
+    var fitWidth = (box.width - 2 * pad) / L.width, fitHeight = (box.height - 2 * pad) / Math.max(L.height, 1);
+    var s = Math.max(Math.min(fitWidth, fitHeight, 1.4), Math.min(fitWidth, 0.7), 0.05);
     var tx = (box.width - L.width * s) / 2, ty = pad;
     function apply() { world.setAttribute('transform', 'translate(' + tx + ',' + ty + ') scale(' + s + ')'); }
     apply();
@@ -205,7 +206,7 @@
   function showGraph(i) {
     var g = data.graphs[i];
     bar.appendChild(el('b', {}, 'tensor graph of realize ' + g.realize));
-    bar.appendChild(note(g.graph.nodes.length + ' nodes' + droppedNote(g.graph)));
+    bar.appendChild(note(g.graph.nodes.length + ' nodes' + droppedNote(g.graph) + '; wheel zooms, drag pans'));
     drawGraph(g.graph, false);
   }
 
