@@ -55,7 +55,7 @@ TracedGraph TraceGraph(const UOpRef& root, const UOpRef& before) {
     TracedNode n;
     n.op = std::string(OpName(u->op()));
     n.dtype = u->dtype().name();
-    n.arg = ArgString(u->arg());
+    if (!std::holds_alternative<std::monostate>(u->arg())) n.arg = ArgString(u->arg());  // not "None"
     if (!u->shape().empty()) n.shape = ShapeString(u->shape());
     for (const UOpRef& s : u->src())
       if (auto it = index.find(s.get()); it != index.end()) n.src.push_back(it->second);
