@@ -15,8 +15,10 @@
 #include "compiler/schedule/multi.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_cache.h"
+#include "compiler/viz/viz_record.h"
 #include "ir/env.h"
 #include "ir/error.h"
+#include "ir/rewrite_trace.h"
 
 namespace tg::compiler {
 namespace {
@@ -46,7 +48,11 @@ class KernelCache {
     if (KernelRef found = Find(ast, device)) return found;  // another thread generated it meanwhile
     auto compiled = std::make_shared<CompiledKernel>();
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
-    std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
+    std::optional<std::vector<Opt>> opts = [&] {
+      viz::NotRecorded candidates;  // BEAM's trial kernels; the winner is recorded below
+      return ChooseOpts(ast, device);
+    }();
+    viz::TraceGroup group(viz::Recording() ? KernelName(ast) : "");
     compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
@@ -171,6 +177,7 @@ namespace {
 
 std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
   Schedule schedule = CachedSchedule(roots, devices);
+  viz::RecordSchedule(schedule);
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
   RunItems(schedule.items);
@@ -188,6 +195,7 @@ bool IsRealized(const UOpRef& u) {
 }
 
 std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+  viz::RecordRealize(roots);
   if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);
   // Sharded tensors: one graph per device (compiler/schedule/multi.h), ALLREDUCEs lowered, then one schedule.
   SpmdRoots spmd = SplitMulti(roots, devices);

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "ir/rewrite_trace.h"
 
 namespace tg {
 
@@ -221,6 +222,7 @@ class Rewriter {
     }
     return Lookup(root);
   }
+  int64_t rules_fired() const { return rules_fired_; }
 
  private:
   struct Entry {
@@ -256,6 +258,7 @@ class Rewriter {
       Record(rebuilt, rebuilt);
       return Done(f.node, rebuilt);
     }
+    ++rules_fired_;
     if (UOpRef done = Lookup(rewritten)) {
       Record(rebuilt, done);
       return Done(f.node, done);
@@ -282,12 +285,16 @@ class Rewriter {
   void* ctx_;
   std::vector<Frame> stack_;
   absl::flat_hash_map<const UOp*, Entry> memo_;
+  int64_t rules_fired_ = 0;
 };
 
 }  // namespace
 
 UOpRef graph_rewrite(const UOpRef& root, const PatternMatcher& pm, void* ctx) {
-  return Rewriter(pm, ctx).Run(root);
+  Rewriter rewriter(pm, ctx);
+  UOpRef result = rewriter.Run(root);
+  if (viz::VizEnabled()) viz::internal::CountRulesFired(rewriter.rules_fired());
+  return result;
 }
 
 }  // namespace tg

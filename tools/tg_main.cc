@@ -1,5 +1,5 @@
 // tg_main.cc: the `tg` command line (README.md): subcommand dispatch and usage.
-// `devices`, `bench` and `compile` exist so far; cts and viz join as their rooms land.
+// `devices`, `bench`, `compile` and `viz` exist so far; cts joins as its room lands.
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -8,6 +8,7 @@
 #include "tools/bench_command.h"
 #include "tools/compile_command.h"
 #include "tools/devices_command.h"
+#include "tools/viz_command.h"
 
 namespace {
 
@@ -23,6 +24,8 @@ constexpr char kUsage[] =
     "             (tg bench --help)\n"
     "  compile    MODEL.onnx -o FILE.tgjit: capture an ONNX model under tg::Jit and save it, so\n"
     "             tg::Jit::load runs it with no compiles (tg compile --help)\n"
+    "  viz        [--out PAGE.html] -- PROGRAM ARGS...: run a program with VIZ=1 and say where its\n"
+    "             page is: every compiler pass, the schedule, each kernel's source (tg viz --help)\n"
     "\n"
     "options:\n"
     "  -h, --help show this help\n"
@@ -59,6 +62,18 @@ int CompileMain(int argc, char** argv) {
   return tg::tools::CompileCommand(options, std::cout, std::cerr);
 }
 
+int VizMain(int argc, char** argv) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) return std::cout << tg::tools::kVizUsage, 0;
+  tg::tools::VizOptions options;
+  std::string error;
+  if (!tg::tools::ParseVizArgs(args, &options, &error)) {
+    std::cerr << "tg viz: " << error << "\n\n" << tg::tools::kVizUsage;
+    return 2;
+  }
+  return tg::tools::VizCommand(options, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,6 +92,7 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(cmd, "bench") == 0) return BenchMain(argc, argv);
   if (std::strcmp(cmd, "compile") == 0) return CompileMain(argc, argv);
+  if (std::strcmp(cmd, "viz") == 0) return VizMain(argc, argv);
   std::cerr << "tg: unknown command or arguments: '" << cmd << "'\n\n" << kUsage;
   return 2;
 }

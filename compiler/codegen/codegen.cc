@@ -14,8 +14,10 @@
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
 #include "compiler/render/renderer.h"
+#include "compiler/viz/viz_record.h"
 #include "ir/env.h"
 #include "ir/error.h"
+#include "ir/rewrite_trace.h"
 #include "ir/symbolic.h"
 
 namespace tg::compiler {
@@ -101,20 +103,29 @@ void CheckHalfSupport(const UOpRef& ast, const Target& target) {
 Kernel StartKernel(const UOpRef& ast, const Target& target) {
   target.renderer();  // a device the compiler cannot render for fails here, before any work
   CheckHalfSupport(ast, target);
-  return Kernel(DecomposeBfloat16(Simplify(ast)), target.launch_dims);
+  UOpRef simple = viz::TracePass("simplify", ast, [&] { return Simplify(ast); });
+  UOpRef decomposed = viz::TracePass("decompose bfloat16", simple, [&] { return DecomposeBfloat16(simple); });
+  return Kernel(decomposed, target.launch_dims);
 }
 
 Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device) { return StartKernel(ast, Target::For(device)); }
 
 GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target) {
   Kernel k = StartKernel(ast, target);
-  if (GetEnvInt("NOOPT", 0) == 0) ApplyHeuristic(k, target);
+  if (GetEnvInt("NOOPT", 0) == 0)
+    viz::TracePass("opts (heuristic)", k.ast(), [&] {
+      ApplyHeuristic(k, target);
+      return k.ast();
+    });
   return RenderKernel(ast, k, target);
 }
 
 GeneratedKernel GenerateKernel(const UOpRef& ast, const Target& target, const std::vector<Opt>& opts) {
   Kernel k = StartKernel(ast, target);
-  for (const Opt& o : opts) k.Apply(o);
+  viz::TracePass("opts (chosen)", k.ast(), [&] {
+    for (const Opt& o : opts) k.Apply(o);
+    return k.ast();
+  });
   return RenderKernel(ast, k, target);
 }
 
@@ -133,22 +144,26 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
   const Renderer& renderer = target.renderer();
   GeneratedKernel kernel;
   kernel.name = KernelName(ast);
-  if (DebugLevel() >= 3 && !k.applied().empty()) {
-    std::vector<std::string> opts;
-    for (const Opt& o : k.applied()) opts.push_back(o.str());
+  std::vector<std::string> opts;
+  for (const Opt& o : k.applied()) opts.push_back(o.str());
+  if (DebugLevel() >= 3 && !opts.empty())
     std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
-  }
   UOpRef vector_axis = VectorAxis(k, target.vectors);
-  UOpRef sink = ExpandAxes(LowerTranscendentals(k.ast(), renderer, vector_axis), k, vector_axis, target);
+  UOpRef lowered = viz::TracePass("transcendentals", k.ast(),
+                                  [&] { return LowerTranscendentals(k.ast(), renderer, vector_axis); });
+  UOpRef sink =
+      viz::TracePass("expand upcast/unroll", lowered, [&] { return ExpandAxes(lowered, k, vector_axis, target); });
   // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::reverse(globals.begin(), globals.end());
   std::reverse(locals.begin(), locals.end());
-  sink = SimplifyGatedIndices(AddGpuDims(sink, globals, locals, kernel.dims));
+  sink = SimplifyGatedIndices(
+      viz::TracePass("launch dims", sink, [&] { return AddGpuDims(sink, globals, locals, kernel.dims); }));
   if (DebugLevel() >= 5) std::fprintf(stderr, "--- %s kernel AST ---\n%s\n", kernel.name.c_str(), sink->str().c_str());
   std::vector<UOpRef> ops = Linearize(sink);
   if (DebugLevel() >= 6) PrintLinear(kernel.name, ops);
   kernel.source = {std::string(renderer.dialect()), renderer.Render(kernel.name, ops), kernel.name};
+  viz::RecordKernel(kernel.name, target.device, opts, kernel.source, kernel.dims);
   return kernel;
 }
 

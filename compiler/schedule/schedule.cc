@@ -12,6 +12,7 @@
 #include "compiler/schedule/reduce_store_order.h"
 #include "compiler/schedule/split_reduce.h"
 #include "ir/error.h"
+#include "ir/rewrite_trace.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
@@ -227,14 +228,14 @@ class Scheduler {
     if (u->numel() == 0) return;
     UOpRef body = Substitute(u->src(1), done_);
     KernelBuilder builder(IndexDType(body));
-    UOpRef ast = BuildKernelAst(body, target, builder);
+    UOpRef ast = viz::TracePass("rangeify", body, [&] { return BuildKernelAst(body, target, builder); });
     if (!ReadsOutputElsewhere(ast)) {
       items.push_back({ScheduleItem::Kind::kKernel, ast, builder.buffers(), DeviceOf(u)});
       return;
     }
     UOpRef temp = make_output_(DeviceOf(u), u->dtype(), u->numel());
     KernelBuilder temp_builder(IndexDType(body));
-    UOpRef temp_ast = BuildKernelAst(body, temp, temp_builder);
+    UOpRef temp_ast = viz::TracePass("rangeify", body, [&] { return BuildKernelAst(body, temp, temp_builder); });
     items.push_back({ScheduleItem::Kind::kKernel, temp_ast, temp_builder.buffers(), DeviceOf(u)});
     items.push_back({ScheduleItem::Kind::kCopy, nullptr, {target, temp}, DeviceOf(u)});
   }
@@ -266,7 +267,7 @@ class Scheduler {
     }
     UOpRef body = Substitute(u, WithoutSelf(u));
     KernelBuilder builder(IndexDType(body));
-    UOpRef ast = BuildKernelAst(body, output, builder);
+    UOpRef ast = viz::TracePass("rangeify", body, [&] { return BuildKernelAst(body, output, builder); });
     items.push_back({ScheduleItem::Kind::kKernel, ast, builder.buffers(), DeviceOf(u)});
   }
 
@@ -303,8 +304,9 @@ class Scheduler {
 Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                         const OutputBufferFactory& make_output) {
   if (roots.size() != devices.size()) throw Error("CreateSchedule: one device per root");
-  std::vector<UOpRef> split = SplitLargeReduces(roots);
-  return Scheduler(split, devices, make_output).Run();
+  UOpRef split = viz::TracePass("split large reduces", UOp::Sink(roots),
+                                [&] { return UOp::Sink(SplitLargeReduces(roots)); });
+  return Scheduler(split->src(), devices, make_output).Run();
 }
 
 }  // namespace tg::compiler

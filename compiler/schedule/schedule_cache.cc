@@ -7,6 +7,7 @@
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/schedule/graph_shape.h"
 #include "compiler/schedule/memory_planner.h"
+#include "ir/rewrite_trace.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
@@ -55,6 +56,7 @@ class Cache {
   // Schedules the graph with each of its |buffers| replaced by a placeholder numbered like it.
   static Entry Build(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
                      const std::vector<UOpRef>& buffers) {
+    viz::TraceGroup group("schedule");
     Entry entry;
     NodeMap to_placeholder;
     for (size_t i = 0; i < buffers.size(); ++i) {
