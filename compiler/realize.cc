@@ -17,6 +17,7 @@
 #include "compiler/schedule/schedule_cache.h"
 #include "ir/env.h"
 #include "ir/error.h"
+#include "runtime/trace_recorder.h"
 
 namespace tg::compiler {
 namespace {
@@ -26,6 +27,15 @@ struct CompiledKernel {
   runtime::ProgramCache::Pending program;  // may still be compiling; get() waits
 };
 using KernelRef = std::shared_ptr<const CompiledKernel>;
+
+// What a codegen event says: the kernel it made, for which device, from whose opts.
+void DescribeCodegen(runtime::TraceSpan& span, const GeneratedKernel& kernel, const runtime::Device& device,
+                     bool searched) {
+  span.Rename(kernel.name);
+  span.Arg(runtime::TraceArg::Str("device", device.name()));
+  span.Arg(runtime::TraceArg::Str("dialect", kernel.source.dialect));
+  span.Arg(runtime::TraceArg::Str("opts", searched ? "BEAM" : "heuristic"));
+}
 
 // Kernels by (AST, device). ASTs are hash-consed, so an equal kernel is the same node and skips
 // codegen entirely: the cost of a repeated realize is a lookup and a launch. Codegen runs on the
@@ -45,9 +55,11 @@ class KernelCache {
     std::lock_guard<std::mutex> codegen(codegen_mu_);
     if (KernelRef found = Find(ast, device)) return found;  // another thread generated it meanwhile
     auto compiled = std::make_shared<CompiledKernel>();
+    runtime::TraceSpan span("codegen", "codegen");
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
     std::optional<std::vector<Opt>> opts = ChooseOpts(ast, device);
     compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
+    if (span.active()) DescribeCodegen(span, compiled->kernel, device, opts.has_value());
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());
@@ -170,7 +182,16 @@ void RunItems(const std::vector<ScheduleItem>& items) {
 namespace {
 
 std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
-  Schedule schedule = CachedSchedule(roots, devices);
+  runtime::TraceSpan realize("realize", "realize");
+  Schedule schedule = [&] {
+    runtime::TraceSpan span("schedule", "schedule");
+    Schedule made = CachedSchedule(roots, devices);
+    if (span.active()) {
+      span.Arg(runtime::TraceArg::Num("tensors", static_cast<double>(roots.size())));
+      span.Arg(runtime::TraceArg::Num("items", static_cast<double>(made.items.size())));
+    }
+    return made;
+  }();
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());
   RunItems(schedule.items);

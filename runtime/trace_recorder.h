@@ -113,6 +113,7 @@ class TraceSpan {
 
   bool active() const { return event_.has_value(); }
   void Arg(TraceArg arg) { event_->args.push_back(std::move(arg)); }  // only when active()
+  void Rename(std::string_view name) { event_->name = std::string(name); }  // only when active()
   // The event lasts |dur_ns| (the device's own duration of the work) and ends when this span does, not
   // from construction to end: the host's wait around it is not the device's time.
   void SetDeviceDuration(uint64_t dur_ns) { device_dur_ns_ = dur_ns; }
