@@ -93,6 +93,11 @@ runtime::Device& DeviceOf(const ScheduleItem& item) {
 
 // The program of |compiled|, waiting for its compile; a failed compile is a tg::Error with the log.
 const runtime::Program& ProgramOf(const CompiledKernel& compiled, const runtime::Device& device) {
+  // A host thread blocked on a compile is neither host work nor the compile itself: the trace says so.
+  if (runtime::Profiling() && compiled.program.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    runtime::TraceSpan wait("wait", "wait for " + compiled.kernel.name);
+    compiled.program.wait();
+  }
   const runtime::ProgramCache::Result& program = compiled.program.get();
   if (!program.ok())
     throw Error("compiling kernel " + compiled.kernel.name + " for " + device.name() +

@@ -59,6 +59,7 @@ void AddToBucket(ProfileSummary& summary, const Span& s) {
   if (s.category == "kernel") summary.device_us += self;
   else if (s.category == "copy") summary.copy_us += self;
   else if (s.category == "compile") summary.compile_us += self;
+  else if (s.category == "wait") summary.wait_us += self;
   else summary.host_us += self;
 }
 
@@ -134,6 +135,9 @@ std::string FormatSummary(const ProfileSummary& s, size_t top) {
       {"host", s.host_us}, {"compile", s.compile_us}, {"device", s.device_us}, {"copy", s.copy_us}};
   for (const auto& [what, us] : split)
     out += Line("  %-8s %12s %6.1f%%\n", what, Duration(us).c_str(), share(us, total));
+  if (s.wait_us > 0)
+    out += Line("  (host threads also waited %s for compiles; the compiles are counted above)\n",
+                Duration(s.wait_us).c_str());
   out += Line("\ntop kernels (of %zu, by device time)\n", s.kernels.size());
   out += Line("  %-40s %6s %12s %12s %6s\n", "kernel", "count", "total", "mean", "share");
   for (size_t i = 0; i < s.kernels.size() && i < top; ++i) {

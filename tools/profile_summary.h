@@ -27,6 +27,7 @@ struct ProfileSummary {
   double compile_us = 0;         // compiles and loads of cached binaries
   double device_us = 0;          // kernel runs, on the device's clock
   double copy_us = 0;            // host <-> device and device <-> device copies
+  double wait_us = 0;            // host threads blocked on a compile: not in the split (the compile is)
 };
 
 // Reads a trace-event JSON ({"traceEvents": [...]} or a bare array). Throws std::runtime_error naming what

@@ -30,7 +30,7 @@ constexpr char kScript[] = R"(</script>
 <script>
 (function () {
   const colors = {realize: '#5d6d7e', schedule: '#4a7fe0', codegen: '#9b59b6', compile: '#e67e22', kernel: '#27ae60',
-                  copy: '#d9412b', alloc: '#7f8c8d', jit: '#e0b000'};
+                  copy: '#d9412b', alloc: '#7f8c8d', jit: '#e0b000', wait: '#c8c8c8'};
   const other = '#34495e';
   const raw = JSON.parse(document.getElementById('trace').textContent);
   const events = Array.isArray(raw) ? raw : (raw.traceEvents || []);

@@ -22,8 +22,9 @@ nlohmann::json Event(const char* cat, const char* name, int pid, int tid, double
 }
 
 // Main thread (tid 1): a 60 us Jit replay holding a 10 us schedule, a 5 us codegen and, on the device lane,
-// the kernels it waited for (r_big 20 + 10 us, E_small 5 us) and a 4 us copy; a worker (tid 2) compiles
-// for 30 us beside it. Host self time: 60 - 10 - 5 - 35 - 4 = 6, plus schedule 10 and codegen 5 = 21.
+// the kernels it waited for (r_big 20 + 10 us, E_small 5 us), a 4 us copy and a 2 us wait for a compile; a
+// worker (tid 2) compiles for 30 us beside it. Host self time: 60 - 10 - 5 - 35 - 4 - 2 = 4, plus schedule
+// 10 and codegen 5 = 19.
 nlohmann::json SyntheticTrace() {
   nlohmann::json host_thread = {{"host_thread", 1}};
   nlohmann::json events = nlohmann::json::array({
@@ -38,13 +39,14 @@ nlohmann::json SyntheticTrace() {
       Event("copy", "copy out (device to host)", 1, 0, 57.5, 2.5, host_thread),
       Event("copy", "copy in (host to device)", 1, 0, 16.5, 1.5, host_thread),
       Event("compile", "r_big", 0, 2, 5, 30),
+      Event("wait", "wait for r_big", 0, 1, 18, 2),
   });
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
 TEST(ProfileSummary, TopKernelAndTheSplitAreKnown) {
   ProfileSummary s = Summarize(SyntheticTrace());
-  EXPECT_EQ(s.events, 9u);
+  EXPECT_EQ(s.events, 10u);
   EXPECT_DOUBLE_EQ(s.wall_us, 60);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0].name, "r_big");
@@ -54,15 +56,17 @@ TEST(ProfileSummary, TopKernelAndTheSplitAreKnown) {
   EXPECT_DOUBLE_EQ(s.device_us, 35);
   EXPECT_DOUBLE_EQ(s.copy_us, 4);
   EXPECT_DOUBLE_EQ(s.compile_us, 30);
-  EXPECT_DOUBLE_EQ(s.host_us, 21);
+  EXPECT_DOUBLE_EQ(s.host_us, 19);
+  EXPECT_DOUBLE_EQ(s.wait_us, 2);
   EXPECT_EQ(s.lanes, (std::vector<std::string>{"host", "CPU"}));
 }
 
 TEST(ProfileSummary, PrintsTheSplitAndTheKernelTable) {
   std::string text = FormatSummary(Summarize(SyntheticTrace()), 10);
-  EXPECT_NE(text.find("9 events over 60.00 us; lanes: host, CPU"), std::string::npos) << text;
-  EXPECT_NE(text.find("device       35.00 us   38.9%"), std::string::npos) << text;  // 35 of 90
-  EXPECT_NE(text.find("host         21.00 us   23.3%"), std::string::npos) << text;
+  EXPECT_NE(text.find("10 events over 60.00 us; lanes: host, CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("device       35.00 us   39.8%"), std::string::npos) << text;  // 35 of 88
+  EXPECT_NE(text.find("host         19.00 us   21.6%"), std::string::npos) << text;
+  EXPECT_NE(text.find("waited 2.00 us for compiles"), std::string::npos) << text;
   // r_big: 2 runs, 30 us, 15 us each, 30 of the 35 device microseconds.
   EXPECT_NE(text.find("r_big"), std::string::npos);
   EXPECT_NE(text.find("2     30.00 us     15.00 us  85.7%"), std::string::npos) << text;
