@@ -42,6 +42,11 @@ void DescribeLaunch(TraceSpan& span, const Program& program, const LaunchDims& d
   span.Arg(TraceArg::Str("buffers", absl::StrJoin(buffers, ",")));
 }
 
+void DescribeCopy(TraceSpan& span, const Buffer& buffer, uint64_t nbytes) {
+  span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes)));
+  span.Arg(TraceArg::Str("buffer", TraceArg::Address(&buffer)));
+}
+
 uint64_t NowNs() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                    std::chrono::steady_clock::now().time_since_epoch())
@@ -310,10 +315,7 @@ absl::Status Device::Synchronize() {
 
 absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes) {
   TraceSpan span("copy", "copy in (host to device)", name());
-  if (span.active()) {
-    span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes)));
-    span.Arg(TraceArg::Str("buffer", TraceArg::Address(&buffer)));
-  }
+  if (span.active()) DescribeCopy(span, buffer, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
                        absl::StrCat("copy to ", name()));
@@ -321,10 +323,7 @@ absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* sr
 
 absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes) {
   TraceSpan span("copy", "copy out (device to host)", name());
-  if (span.active()) {
-    span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes)));
-    span.Arg(TraceArg::Str("buffer", TraceArg::Address(&buffer)));
-  }
+  if (span.active()) DescribeCopy(span, buffer, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_d2h(nullptr, dst, buffer.handle(), offset, nbytes, nullptr),
                        absl::StrCat("copy from ", name()));
@@ -332,10 +331,7 @@ absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint
 
 absl::Status Device::CopyDeviceToDevice(Buffer& dst, Buffer& src, uint64_t nbytes) {
   TraceSpan span("copy", "copy between devices", name());
-  if (span.active()) {
-    span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes)));
-    span.Arg(TraceArg::Str("buffer", TraceArg::Address(&dst)));
-  }
+  if (span.active()) DescribeCopy(span, dst, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_d2d(nullptr, dst.handle(), 0, src.handle(), 0, nbytes, nullptr),
                        absl::StrCat("copy from ", src.device().name(), " to ", name()));

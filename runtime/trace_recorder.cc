@@ -138,6 +138,11 @@ std::vector<TraceEvent> TraceRecorder::Events() const {
   return events_;
 }
 
+size_t TraceRecorder::EventCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return events_.size();
+}
+
 void TraceRecorder::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   events_.clear();
@@ -186,7 +191,7 @@ void TraceRecorder::WriteAtExit() {
     std::atexit([] {
       std::string path = OutputPath();
       if (Global().WriteTo(path))
-        std::fprintf(stderr, "PROFILE: %zu events written to %s (tg profile %s)\n", Global().Events().size(),
+        std::fprintf(stderr, "PROFILE: %zu events written to %s (tg profile %s)\n", Global().EventCount(),
                      path.c_str(), path.c_str());
     });
   });

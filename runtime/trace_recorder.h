@@ -71,6 +71,7 @@ class TraceRecorder {
 
   void Record(TraceEvent event);
   std::vector<TraceEvent> Events() const;
+  size_t EventCount() const;
   void Clear();  // events only; lanes and thread names stay
 
   // {"traceEvents": [...], "displayTimeUnit": "ms"} with process and thread name metadata first.
