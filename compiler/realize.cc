@@ -19,6 +19,7 @@
 #include "ir/env.h"
 #include "ir/error.h"
 #include "ir/rewrite_trace.h"
+#include "runtime/trace_recorder.h"
 
 namespace tg::compiler {
 namespace {
@@ -28,6 +29,15 @@ struct CompiledKernel {
   runtime::ProgramCache::Pending program;  // may still be compiling; get() waits
 };
 using KernelRef = std::shared_ptr<const CompiledKernel>;
+
+// What a codegen event says: the kernel it made, for which device, from whose opts.
+void DescribeCodegen(runtime::TraceSpan& span, const GeneratedKernel& kernel, const runtime::Device& device,
+                     bool searched) {
+  span.Rename(kernel.name);
+  span.Arg(runtime::TraceArg::Str("device", device.name()));
+  span.Arg(runtime::TraceArg::Str("dialect", kernel.source.dialect));
+  span.Arg(runtime::TraceArg::Str("opts", searched ? "BEAM" : "heuristic"));
+}
 
 // Kernels by (AST, device). ASTs are hash-consed, so an equal kernel is the same node and skips
 // codegen entirely: the cost of a repeated realize is a lookup and a launch. Codegen runs on the
@@ -47,6 +57,7 @@ class KernelCache {
     std::lock_guard<std::mutex> codegen(codegen_mu_);
     if (KernelRef found = Find(ast, device)) return found;  // another thread generated it meanwhile
     auto compiled = std::make_shared<CompiledKernel>();
+    runtime::TraceSpan span("codegen", "codegen");
     // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
     std::optional<std::vector<Opt>> opts = [&] {
       viz::NotRecorded candidates;  // BEAM's trial kernels; the winner is recorded below
@@ -54,6 +65,7 @@ class KernelCache {
     }();
     viz::TraceGroup group(viz::Recording() ? KernelName(ast) : "");
     compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
+    if (span.active()) DescribeCodegen(span, compiled->kernel, device, opts.has_value());
     if (DebugLevel() >= 4)
       std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
                    device.name().c_str(), compiled->kernel.source.source.c_str());
@@ -87,6 +99,11 @@ runtime::Device& DeviceOf(const ScheduleItem& item) {
 
 // The program of |compiled|, waiting for its compile; a failed compile is a tg::Error with the log.
 const runtime::Program& ProgramOf(const CompiledKernel& compiled, const runtime::Device& device) {
+  // A host thread blocked on a compile is neither host work nor the compile itself: the trace says so.
+  if (runtime::Profiling() && compiled.program.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    runtime::TraceSpan wait("wait", "wait for " + compiled.kernel.name);
+    compiled.program.wait();
+  }
   const runtime::ProgramCache::Result& program = compiled.program.get();
   if (!program.ok())
     throw Error("compiling kernel " + compiled.kernel.name + " for " + device.name() +
@@ -176,7 +193,16 @@ void RunItems(const std::vector<ScheduleItem>& items) {
 namespace {
 
 std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
-  Schedule schedule = CachedSchedule(roots, devices);
+  runtime::TraceSpan realize("realize", "realize");
+  Schedule schedule = [&] {
+    runtime::TraceSpan span("schedule", "schedule");
+    Schedule made = CachedSchedule(roots, devices);
+    if (span.active()) {
+      span.Arg(runtime::TraceArg::Num("tensors", static_cast<double>(roots.size())));
+      span.Arg(runtime::TraceArg::Num("items", static_cast<double>(made.items.size())));
+    }
+    return made;
+  }();
   viz::RecordSchedule(schedule);
   if (DebugLevel() >= 1 && !schedule.items.empty())
     std::fprintf(stderr, "schedule: %zu items for %zu tensors\n", schedule.items.size(), roots.size());

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "compiler/compiler.h"
 #include "ir/substitute.h"
+#include "runtime/trace_recorder.h"
 
 namespace tg {
 namespace {
@@ -61,19 +62,24 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& inputs) {
 }
 
 std::vector<Tensor> Jit::Run(const std::vector<Tensor>& inputs) {
+  runtime::TraceSpan span("jit", "Jit first call");
   for (const Tensor& t : inputs) specs_.push_back({t.shape(), t.dtype(), t.device()});
   return Realized(fn_(inputs));
 }
 
 std::vector<Tensor> Jit::Capture(const std::vector<Tensor>& inputs) {
+  runtime::TraceSpan span("jit", "Jit capture");
   compiler::CaptureScope scope;
   outputs_ = Realized(fn_(inputs));
   items_ = scope.items();
+  if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
   for (const Tensor& t : inputs) input_buffers_.push_back(InputViews(t));
   return outputs_;
 }
 
 std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
+  runtime::TraceSpan span("jit", "Jit replay");
+  if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
   NodeMap swap;
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::vector<UOpRef> now = InputViews(inputs[i]);
@@ -159,6 +165,8 @@ Jit Jit::load(const std::string& path) {
 }
 
 std::vector<Tensor> Jit::RunSaved(const std::vector<Tensor>& inputs) {
+  runtime::TraceSpan span("jit", "Jit replay (saved)");
+  if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
   std::vector<std::vector<UOpRef>> views;
   for (const Tensor& t : inputs) views.push_back(InputViews(t));
   std::vector<UOpRef> nodes = saved_->Run(SingleViews(views));

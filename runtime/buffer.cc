@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/device.h"
+#include "runtime/trace_recorder.h"
 
 namespace tg::runtime {
 namespace {
@@ -40,6 +41,11 @@ absl::Status Buffer::EnsureAllocated() {
   if (handle_ != nullptr) return absl::OkStatus();
   if (nbytes_ == 0) {
     return absl::InvalidArgumentError(absl::StrCat(device_.name(), ": cannot allocate a 0-byte buffer"));
+  }
+  TraceSpan span("alloc", "allocate", device_.name());
+  if (span.active()) {
+    span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes_)));
+    span.Arg(TraceArg::Str("buffer", TraceArg::Address(this)));
   }
   absl::StatusOr<tg_buffer*> b = device_.allocator().Allocate(nbytes_);
   if (!b.ok()) return b.status();

@@ -12,6 +12,7 @@
 #include "ir/env.h"
 #include "runtime/buffer.h"
 #include "runtime/task_pool.h"
+#include "runtime/trace_recorder.h"
 
 namespace tg::runtime {
 namespace {
@@ -20,6 +21,30 @@ namespace {
 uint64_t DefaultCacheBytes(const DeviceInfo& info) {
   constexpr uint64_t kGiB = uint64_t{1} << 30;
   return info.global_mem_bytes == 0 ? kGiB / 4 : std::min(kGiB, info.global_mem_bytes / 8);
+}
+
+// What a kernel's trace event says about it: sizes and the buffers it touched.
+void DescribeLaunch(TraceSpan& span, const Program& program, const LaunchDims& dims,
+                    absl::Span<const KernelArg> args) {
+  span.Arg(TraceArg::Str("kernel", program.entry()));
+  span.Arg(TraceArg::Str("global", absl::StrCat(dims.num_groups[0] * dims.group_size[0], ",",
+                                                 dims.num_groups[1] * dims.group_size[1], ",",
+                                                 dims.num_groups[2] * dims.group_size[2])));
+  span.Arg(TraceArg::Str("local", absl::StrJoin(dims.group_size, ",")));
+  uint64_t bytes = 0;
+  std::vector<std::string> buffers;
+  for (const KernelArg& a : args) {
+    if (a.kind != TG_ARG_BUFFER || a.buffer == nullptr) continue;
+    bytes += a.buffer->nbytes();
+    buffers.push_back(TraceArg::Address(a.buffer));
+  }
+  span.Arg(TraceArg::Num("bytes", static_cast<double>(bytes)));
+  span.Arg(TraceArg::Str("buffers", absl::StrJoin(buffers, ",")));
+}
+
+void DescribeCopy(TraceSpan& span, const Buffer& buffer, uint64_t nbytes) {
+  span.Arg(TraceArg::Num("bytes", static_cast<double>(nbytes)));
+  span.Arg(TraceArg::Str("buffer", TraceArg::Address(&buffer)));
 }
 
 uint64_t NowNs() {
@@ -140,6 +165,8 @@ absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSourc
 absl::StatusOr<std::shared_ptr<Program>> Device::LoadProgram(const CachedBinary& binary, const std::string& entry) {
   if (plugin_.api().program_load == nullptr)
     return absl::UnimplementedError(absl::StrCat(name(), ": plugin ", info_.plugin, " cannot load program binaries"));
+  TraceSpan span("compile", entry);
+  if (span.active()) span.Arg(TraceArg::Str("from", "disk cache"));
   tg_program* handle = nullptr;
   absl::Status s = plugin_.Check(plugin_.api().program_load(handle_, binary.format.c_str(), binary.bytes.data(),
                                                             binary.bytes.size(), entry.c_str(), &handle),
@@ -172,6 +199,12 @@ void Device::StoreBinary(const Program& program, DiskCache& disk, const std::str
 
 absl::StatusOr<std::shared_ptr<Program>> Device::CompileUncached(const KernelSource& src) {
   ++programs_.counters().compiles;
+  TraceSpan span("compile", src.entry);
+  if (span.active()) {
+    span.Arg(TraceArg::Str("device", name()));
+    span.Arg(TraceArg::Str("dialect", src.dialect));
+    span.Arg(TraceArg::Num("source_bytes", static_cast<double>(src.source.size())));
+  }
   tg_compile_args args{};
   args.struct_size = sizeof args;
   args.device = handle_;
@@ -231,6 +264,16 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
   }
   la.args = targs.data();
   la.num_args = static_cast<uint32_t>(targs.size());
+  // PROFILE=1 times every launch on the device clock, which makes launches synchronous (docs/profile.md).
+  TraceSpan span("kernel", program.entry(), name());
+  if (span.active()) {
+    DescribeLaunch(span, program, dims, args);
+    uint64_t own_elapsed = 0;
+    uint64_t* timed = elapsed_ns != nullptr ? elapsed_ns : &own_elapsed;
+    absl::Status s = LaunchTimed(la, timed);
+    span.SetDeviceDuration(*timed);
+    return s;
+  }
   if (elapsed_ns != nullptr) return LaunchTimed(la, elapsed_ns);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().launch(&la), absl::StrCat("launching '", program.entry(), "' on ", name()));
@@ -271,18 +314,24 @@ absl::Status Device::Synchronize() {
 }
 
 absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes) {
+  TraceSpan span("copy", "copy in (host to device)", name());
+  if (span.active()) DescribeCopy(span, buffer, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
                        absl::StrCat("copy to ", name()));
 }
 
 absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes) {
+  TraceSpan span("copy", "copy out (device to host)", name());
+  if (span.active()) DescribeCopy(span, buffer, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_d2h(nullptr, dst, buffer.handle(), offset, nbytes, nullptr),
                        absl::StrCat("copy from ", name()));
 }
 
 absl::Status Device::CopyDeviceToDevice(Buffer& dst, Buffer& src, uint64_t nbytes) {
+  TraceSpan span("copy", "copy between devices", name());
+  if (span.active()) DescribeCopy(span, dst, nbytes);
   std::lock_guard<std::mutex> lock(stream_mu_);
   return plugin_.Check(plugin_.api().copy_d2d(nullptr, dst.handle(), 0, src.handle(), 0, nbytes, nullptr),
                        absl::StrCat("copy from ", src.device().name(), " to ", name()));

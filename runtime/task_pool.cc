@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "runtime/trace_recorder.h"
+
 namespace tg::runtime {
 
 TaskPool::TaskPool(unsigned threads) {
@@ -27,6 +29,7 @@ void TaskPool::Run(std::function<void()> task) {
 }
 
 void TaskPool::Loop() {
+  if (Profiling()) TraceRecorder::NameThread("task pool worker");
   for (;;) {
     std::function<void()> task;
     {

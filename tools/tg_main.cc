@@ -9,6 +9,7 @@
 #include "tools/compile_command.h"
 #include "tools/devices_command.h"
 #include "tools/viz_command.h"
+#include "tools/profile_command.h"
 
 namespace {
 
@@ -26,12 +27,14 @@ constexpr char kUsage[] =
     "             tg::Jit::load runs it with no compiles (tg compile --help)\n"
     "  viz        [--out PAGE.html] -- PROGRAM ARGS...: run a program with VIZ=1 and say where its\n"
     "             page is: every compiler pass, the schedule, each kernel's source (tg viz --help)\n"
+    "  profile    TRACE.json: a PROFILE=1 trace's top kernels and host / compile / device / copy split;\n"
+    "             --html OUT.html writes its timeline page (tg profile --help)\n"
     "\n"
     "options:\n"
     "  -h, --help show this help\n"
     "\n"
     "environment: TG_PLUGIN_PATH (extra plugin directories or .so files, ':'-separated),\n"
-    "  TG_PLUGIN_TRACE=1 (log each plugin loading step), TG_DEVICE, DEBUG\n";
+    "  TG_PLUGIN_TRACE=1 (log each plugin loading step), TG_DEVICE, DEBUG, PROFILE, TG_PROFILE_OUT\n";
 
 // A plugin's probe child gets this long (PoCL compiling its builtins on a cold cache takes seconds).
 constexpr int kProbeTimeoutSeconds = 120;
@@ -74,6 +77,19 @@ int VizMain(int argc, char** argv) {
   return tg::tools::VizCommand(options, std::cout, std::cerr);
 }
 
+int ProfileMain(int argc, char** argv) {
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const std::string& a : args)
+    if (a == "-h" || a == "--help") return std::cout << tg::tools::kProfileUsage, 0;
+  tg::tools::ProfileOptions options;
+  std::string error;
+  if (!tg::tools::ParseProfileArgs(args, &options, &error)) {
+    std::cerr << "tg profile: " << error << "\n\n" << tg::tools::kProfileUsage;
+    return 2;
+  }
+  return tg::tools::ProfileCommand(options, std::cout, std::cerr);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,6 +109,7 @@ int main(int argc, char** argv) {
   if (std::strcmp(cmd, "bench") == 0) return BenchMain(argc, argv);
   if (std::strcmp(cmd, "compile") == 0) return CompileMain(argc, argv);
   if (std::strcmp(cmd, "viz") == 0) return VizMain(argc, argv);
+  if (std::strcmp(cmd, "profile") == 0) return ProfileMain(argc, argv);
   std::cerr << "tg: unknown command or arguments: '" << cmd << "'\n\n" << kUsage;
   return 2;
 }
