@@ -1,5 +1,5 @@
 // tg_main.cc: the `tg` command line (README.md): subcommand dispatch and usage.
-// `devices`, `bench`, `compile` and `viz` exist so far; cts joins as its room lands.
+// `devices`, `bench`, `compile`, `viz` and `profile`; each lives in its own tools/*_command file.
 #include <cstring>
 #include <iostream>
 #include <string>
