@@ -1,6 +1,8 @@
 // profile_timeline.cc: the page is a canvas drawn by its own script from the events embedded in it.
 #include "tools/profile_timeline.h"
 
+#include "tools/html_text.h"
+
 namespace tg::tools {
 namespace {
 
@@ -212,31 +214,10 @@ constexpr char kScript[] = R"(</script>
 </body></html>
 )";
 
-std::string HtmlText(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
-
-// JSON inside <script>: "</" could end the element early, and "<\/" means the same to JSON.
-std::string ScriptSafe(const std::string& json) {
-  std::string out;
-  for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string TimelineHtml(const nlohmann::json& trace, const std::string& title) {
-  return std::string(kHead) + HtmlText(title) + kStyle + ScriptSafe(trace.dump()) + kScript;
+  return std::string(kHead) + HtmlEscaped(title) + kStyle + ScriptSafeJson(trace.dump()) + kScript;
 }
 
 }  // namespace tg::tools

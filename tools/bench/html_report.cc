@@ -1,5 +1,7 @@
 #include "tools/bench/html_report.h"
 
+#include "tools/html_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +13,8 @@
 namespace tg::bench {
 namespace {
 
+using tools::HtmlEscaped;
+
 using RowKey = std::pair<std::string, std::string>;  // (workload, device)
 
 constexpr int kLabelWidth = 110;  // the bar's name, left of it
@@ -20,20 +24,6 @@ constexpr int kRowHeight = 22;
 constexpr int kGroupWidth = kLabelWidth + kBarSpan + 240;  // room for the longest label
 
 const char* const kPeerColors[] = {"#e08a2c", "#c4561d", "#9c6bc2", "#d1a21a", "#5b8f3a", "#b04a7b"};
-
-std::string Escaped(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string Figure(double v) {
   char buf[64];
@@ -97,18 +87,18 @@ std::string GroupSvg(const std::vector<Bar>& bars, int* bars_drawn) {
   for (size_t i = 0; i < bars.size(); ++i) {
     const Bar& b = bars[i];
     int y = 3 + kRowHeight * static_cast<int>(i);
-    svg << "<text x=\"" << kLabelWidth - 6 << "\" y=\"" << y + 12 << "\" text-anchor=\"end\">" << Escaped(b.label)
+    svg << "<text x=\"" << kLabelWidth - 6 << "\" y=\"" << y + 12 << "\" text-anchor=\"end\">" << HtmlEscaped(b.label)
         << "</text>";
     if (!b.record->skipped.empty()) {
       svg << "<text class=\"skip\" x=\"" << kLabelWidth << "\" y=\"" << y + 12 << "\">skipped: "
-          << Escaped(b.record->skipped.substr(0, 80)) << "<title>" << Escaped(b.record->skipped)
+          << HtmlEscaped(b.record->skipped.substr(0, 80)) << "<title>" << HtmlEscaped(b.record->skipped)
           << "</title></text>";
       continue;
     }
     double w = max > 0 ? kBarSpan * b.record->value / max : 0;
     svg << "<rect class=\"bar\" x=\"" << kLabelWidth << "\" y=\"" << y << "\" width=\"" << std::max(1.0, w)
-        << "\" height=\"" << kBarHeight << "\" fill=\"" << b.color << "\"><title>" << Escaped(b.label) << ": "
-        << Figure(b.record->value) << " " << Escaped(b.record->unit) << "</title></rect>";
+        << "\" height=\"" << kBarHeight << "\" fill=\"" << b.color << "\"><title>" << HtmlEscaped(b.label) << ": "
+        << Figure(b.record->value) << " " << HtmlEscaped(b.record->unit) << "</title></rect>";
     ++*bars_drawn;
     for (double s : b.record->samples) {
       double x = kLabelWidth + (max > 0 ? kBarSpan * s / max : 0);
@@ -116,7 +106,7 @@ std::string GroupSvg(const std::vector<Bar>& bars, int* bars_drawn) {
           << y + kBarHeight - 2 << "\"/>";
     }
     svg << "<text x=\"" << kLabelWidth + w + 6 << "\" y=\"" << y + 12 << "\"" << (b.alarm ? " class=\"alarm\"" : "")
-        << ">" << Figure(b.record->value) << (b.note.empty() ? "" : "  " + Escaped(b.note)) << "</text>";
+        << ">" << Figure(b.record->value) << (b.note.empty() ? "" : "  " + HtmlEscaped(b.note)) << "</text>";
   }
   svg << "</svg>";
   return svg.str();
@@ -177,25 +167,25 @@ std::string BenchHtml(const HtmlInputs& in) {
     if (std::find(peer_columns.begin(), peer_columns.end(), key.second) == peer_columns.end())
       peer_columns.push_back(key.second);
   std::ostringstream page;
-  page << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << Escaped(in.title)
-       << "</title><style>" << kStyle << "</style></head>\n<body>\n<h1>" << Escaped(in.title) << "</h1>\n";
+  page << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" << HtmlEscaped(in.title)
+       << "</title><style>" << kStyle << "</style></head>\n<body>\n<h1>" << HtmlEscaped(in.title) << "</h1>\n";
   page << "<div class=\"context\">";
-  for (const auto& [k, v] : in.ours->context) page << Escaped(k) << ": " << Escaped(v) << " &nbsp; ";
+  for (const auto& [k, v] : in.ours->context) page << HtmlEscaped(k) << ": " << HtmlEscaped(v) << " &nbsp; ";
   page << "</div>\n<div class=\"legend\"><span><i style=\"background:#2f6db5\"></i>ours</span>";
   if (in.baseline != nullptr) page << "<span><i style=\"background:#9aa3ad\"></i>baseline</span>";
   for (size_t i = 0; i < peer_columns.size(); ++i)
     page << "<span><i style=\"background:" << kPeerColors[i % (sizeof(kPeerColors) / sizeof(kPeerColors[0]))]
-         << "\"></i>" << Escaped(peer_columns[i]) << "</span>";
+         << "\"></i>" << HtmlEscaped(peer_columns[i]) << "</span>";
   page << "<span>ticks on a bar: each timed run</span></div>\n<div class=\"grid\">\n";
   int bars_drawn = 0;
   for (const auto& [key, rec] : ours) {
     std::string direction = LowerIsBetter(rec->unit) ? "lower is better" : "higher is better";
     std::string verdict;
     std::vector<Bar> bars = BarsOf(key, rec, in, base, peers, peer_columns, &verdict);
-    page << "<div class=\"workload\"><h2>" << Escaped(key.first) << " <span class=\"unit\">" << Escaped(key.second)
-         << " &middot; " << Escaped(rec->unit) << ", " << direction << "</span></h2>" << GroupSvg(bars, &bars_drawn);
+    page << "<div class=\"workload\"><h2>" << HtmlEscaped(key.first) << " <span class=\"unit\">" << HtmlEscaped(key.second)
+         << " &middot; " << HtmlEscaped(rec->unit) << ", " << direction << "</span></h2>" << GroupSvg(bars, &bars_drawn);
     if (!verdict.empty())
-      page << "<div class=\"verdict" << (bars[0].alarm ? " alarm" : "") << "\">" << Escaped(verdict) << "</div>";
+      page << "<div class=\"verdict" << (bars[0].alarm ? " alarm" : "") << "\">" << HtmlEscaped(verdict) << "</div>";
     page << "</div>\n";
   }
   page << "</div>\n<p class=\"notes\">Ratios are direction-aware: above 1 means ours is better, for times too. "
