@@ -35,7 +35,7 @@ nn::StateDict LoadSharded(const std::filesystem::path& index_path) {
     std::filesystem::path shard = index_path.parent_path() / file;
     if (!std::filesystem::is_regular_file(shard))
       throw Error(where + " maps tensors to " + file + ", which is not in " + index_path.parent_path().string());
-    nn::StateDict part = nn::safe_load(shard.string());
+    nn::StateDict part = nn::safe_load(shard.string(), "CPU");
     for (const std::string& name : names) {
       auto it = part.find(name);
       if (it == part.end()) throw Error(shard.string() + " lacks \"" + name + "\", which " + where + " maps to it");
@@ -49,7 +49,7 @@ nn::StateDict LoadSharded(const std::filesystem::path& index_path) {
 
 nn::StateDict LoadLlmCheckpoint(const std::string& folder) {
   std::filesystem::path dir(folder);
-  if (std::filesystem::is_regular_file(dir / "model.safetensors")) return nn::safe_load((dir / "model.safetensors").string());
+  if (std::filesystem::is_regular_file(dir / "model.safetensors")) return nn::safe_load((dir / "model.safetensors").string(), "CPU");
   if (std::filesystem::is_regular_file(dir / "model.safetensors.index.json"))
     return LoadSharded(dir / "model.safetensors.index.json");
   throw Error(folder + " has no model.safetensors nor model.safetensors.index.json (Hugging Face safetensors weights)");

@@ -17,7 +17,10 @@ Tensor Take(nn::StateDict& sd, const std::string& name, const Shape& shape) {
   if (it->second.shape() != shape)
     throw Error("llm checkpoint: \"" + name + "\" is " + ShapeString(it->second.shape()) + ", expected " +
                 ShapeString(shape) + " (from config.json)");
-  return it->second.cast(dtypes::float32).realize();
+  // Cast where the checkpoint was loaded (the CPU, which has every dtype), then copy to the device.
+  Tensor weight = it->second.cast(dtypes::float32).realize();
+  const std::string device = default_device();
+  return weight.device() == device ? weight : weight.to(device).realize();
 }
 
 Tensor RmsNorm(const Tensor& x, const Tensor& w, double eps) { return x * (x.square().mean({-1}, true) + eps).rsqrt() * w; }
@@ -78,7 +81,9 @@ Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Ten
     Tensor all = Tensor::arange(0, context_, 1, dtypes::int32);
     // One-hot (context, t) @ (.., t, hd) places row i at slot positions[i], exactly (one 1 per row).
     Tensor onehot = all.reshape({context_, 1}) == positions.reshape({1, t});
-    Tensor written = onehot.any({1}).reshape({1, 1, context_, 1});
+    // The positions are consecutive, so the slots written are a range (a compare, not a reduce).
+    Tensor written = ((all >= positions.shrink({{0, 1}})) & (all <= positions.shrink({{t - 1, t}})))
+                         .reshape({1, 1, context_, 1});
     Tensor placed_k = onehot.cast(dtypes::float32).matmul(k), placed_v = onehot.cast(dtypes::float32).matmul(v);
     Tensor new_k = written.where(placed_k, l.cache_k), new_v = written.where(placed_v, l.cache_v);
     Tensor(l.cache_k).assign(new_k);  // handles share state: the member sees the new value

@@ -53,7 +53,8 @@ class LlmModel {
     std::optional<Tensor> q_bias, k_bias, v_bias;  // qwen2's
     Tensor cache_k, cache_v;  // (1, kv_heads, context, head_dim), written in place
   };
-  // The cache's slots the positions |positions| (int32, (t)) are written to, and |span| slots attended.
+  // The cache's slots the consecutive positions |positions| (int32, (t)) are written to, and the |span|
+  // first slots, which are attended.
   struct CacheUse {
     const Tensor* positions;
     int64_t span;
