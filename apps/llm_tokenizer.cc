@@ -184,6 +184,7 @@ LlmTokenizer LlmTokenizer::Parse(std::string_view json_text, const std::string& 
   t.ParsePreTokenizer(j.value("pre_tokenizer", json()), source);
   t.ParseDecoder(j.value("decoder", json()));
   t.byte_fallback_ = model.value("byte_fallback", false);
+  t.ignore_merges_ = model.value("ignore_merges", false);
   if (model.contains("unk_token") && model["unk_token"].is_string())
     if (std::optional<int> unk = t.Find(model["unk_token"].get<std::string>())) t.unk_ = *unk;
   if (!t.byte_level_ && t.space_.empty() && !t.byte_fallback_)
@@ -243,6 +244,11 @@ bool LlmTokenizer::IsSpecial(int id) const { return id >= 0 && id < size() && sp
 
 void LlmTokenizer::EncodeWord(std::string_view word, std::vector<int>& out) const {
   std::vector<int> symbols;
+  if (ignore_merges_) {
+    std::string whole;
+    for (unsigned char b : word) whole += byte_level_ ? byte_symbol_[b] : std::string(1, static_cast<char>(b));
+    if (std::optional<int> id = Find(whole)) return out.push_back(*id);
+  }
   if (byte_level_) {
     for (unsigned char b : word) symbols.push_back(byte_ids_[b]);
   } else {

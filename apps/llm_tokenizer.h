@@ -60,6 +60,7 @@ class LlmTokenizer {
   bool prepend_every_piece_ = false;
   bool strip_leading_space_ = false;  // the decoder drops the first decoded space
   bool byte_fallback_ = false;
+  bool ignore_merges_ = false;  // LLaMA 3: a word that is a token is taken whole, unmerged
   int unk_ = -1;
   std::vector<int> byte_ids_;  // byte -> its byte-level symbol's id, or its <0xXX> token's id
   std::vector<std::string> byte_symbol_;  // byte-level: byte -> symbol (UTF-8)

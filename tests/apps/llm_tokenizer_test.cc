@@ -72,6 +72,19 @@ TEST(LlmTokenizer, SpecialTokensAreSplitOutAndSkippedWhenDecoding) {
   EXPECT_THAT([&] { llama.Decode({100000}); }, ThrowsMessage<Error>(HasSubstr("id 100000 is not a token")));
 }
 
+// LLaMA 3's tokenizer.json sets ignore_merges: a word that is itself a token is not built from merges.
+TEST(LlmTokenizer, IgnoreMergesTakesAWordThatIsATokenWhole) {
+  nlohmann::json j = nlohmann::json::parse(Read(TokenizerPath("qwen2")));
+  j["model"]["vocab"]["\u0120jumps"] = 1000;  // " jumps" in byte symbols, no merge makes it
+  LlmTokenizer plain = LlmTokenizer::Parse(j.dump(), "t");
+  j["model"]["ignore_merges"] = true;
+  LlmTokenizer whole = LlmTokenizer::Parse(j.dump(), "t");
+  EXPECT_NE(plain.Encode(" jumps", false), std::vector<int>{1000});
+  EXPECT_EQ(whole.Encode(" jumps", false), std::vector<int>{1000});
+  EXPECT_EQ(whole.Decode({1000}), " jumps");
+  EXPECT_EQ(whole.Encode(" fox", false), plain.Encode(" fox", false));
+}
+
 TEST(LlmPreTokenizer, SplitsLikeTheLlama3AndQwen2Regex) {
   auto split = [](std::string_view s, int digits) {
     std::vector<std::string> out;
