@@ -76,9 +76,7 @@ std::vector<int> TokenIds(const Reader& r, const char* key) {
   return ids;
 }
 
-}  // namespace
-
-LlmConfig ParseLlmConfig(std::string_view json_text, const std::string& source) {
+LlmConfig ParseConfigJson(std::string_view json_text, const std::string& source) {
   json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw Error(source + ": not a JSON object (expected a Hugging Face config.json)");
   Reader r{j, source};
@@ -113,6 +111,16 @@ LlmConfig ParseLlmConfig(std::string_view json_text, const std::string& source) 
   if (!bos.empty()) c.bos_token_id = bos[0];
   c.eos_token_ids = TokenIds(r, "eos_token_id");
   return c;
+}
+
+}  // namespace
+
+LlmConfig ParseLlmConfig(std::string_view json_text, const std::string& source) {
+  try {
+    return ParseConfigJson(json_text, source);
+  } catch (const json::exception& e) {  // a value of the wrong JSON type where the checks do not look
+    throw Error(source + ": unexpected JSON layout (" + e.what() + ")");
+  }
 }
 
 LlmConfig LoadLlmConfig(const std::string& path) {

@@ -146,6 +146,14 @@ void LlmTokenizer::ParsePostProcessor(const json& post, const std::string& sourc
 }
 
 LlmTokenizer LlmTokenizer::Parse(std::string_view json_text, const std::string& source) {
+  try {
+    return ParseJson(json_text, source);
+  } catch (const json::exception& e) {  // a value of the wrong JSON type somewhere the checks above do not look
+    throw Error(source + ": unexpected JSON layout (" + e.what() + ")");
+  }
+}
+
+LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::string& source) {
   json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j["model"].is_object())
     throw Error(source + ": not a Hugging Face tokenizer.json (a JSON object with \"model\")");

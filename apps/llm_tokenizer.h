@@ -24,7 +24,7 @@ class LlmTokenizer {
   // tg::Error naming |source| and the fault: invalid JSON, a model other than BPE, a pre-tokenizer or
   // normalizer it does not implement, a merge of tokens outside the vocabulary, a byte-level vocabulary
   // without all 256 byte symbols, byte fallback without all <0xXX> tokens, or an added token whose id
-  // the vocabulary gives to another token.
+  // the vocabulary gives to another token; a value of the wrong JSON type anywhere.
   static LlmTokenizer Parse(std::string_view json_text, const std::string& source);
 
   // Added tokens found in |text| become their ids; the rest is normalized, split and merged. With
@@ -41,6 +41,7 @@ class LlmTokenizer {
 
  private:
   enum class Split { kNone, kGpt2, kQwen2, kLlama3, kMetaspace };
+  static LlmTokenizer ParseJson(std::string_view json_text, const std::string& source);
   void ParsePreTokenizer(const nlohmann::json& pre, const std::string& source);
   void ParseNormalizer(const nlohmann::json& normalizer, const std::string& source);
   void ParseDecoder(const nlohmann::json& decoder);

@@ -80,6 +80,8 @@ TEST(LlmConfig, BadConfigsAreRefusedSayingWhatIsAllowed) {
   ExpectRefused(j, "\"factor\" is -1, expected a positive number");
   j = Minimal(), j["tie_word_embeddings"] = "yes";
   ExpectRefused(j, "\"tie_word_embeddings\" is \"yes\", expected true or false");
+  j = Minimal(), j["rope_scaling"] = {{"rope_type", 3}};
+  ExpectRefused(j, "config.json: unexpected JSON layout");
   EXPECT_THAT([] { LoadLlmConfig("/nonexistent/config.json"); }, ThrowsMessage<Error>(HasSubstr("cannot be read")));
 }
 

@@ -126,6 +126,8 @@ TEST(LlmTokenizer, MalformedFilesAreRefused) {
                 "the byte-level vocabulary lacks the symbol of byte 65");
   ExpectRefused(Edited([](nlohmann::json& j) { j["added_tokens"][0]["id"] = 5; }), "id 5 is both");
   ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["vocab"]["A"] = -1; }), "has id -1");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["added_tokens"][0]["special"] = "yes"; }), "tok.json: unexpected JSON layout");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["pre_tokenizer"]["pretokenizers"] = 3; }), "tok.json: unexpected JSON layout");
   nlohmann::json llama = nlohmann::json::parse(Read(TokenizerPath("llama")));
   llama["model"]["vocab"].erase("<0x41>");
   ExpectRefused(llama.dump(), "byte_fallback is on but the vocabulary lacks <0x41>");
