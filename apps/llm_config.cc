@@ -46,7 +46,10 @@ RopeScaling ParseRopeScaling(const Reader& r) {
   if (!r.j.contains("rope_scaling") || r.j["rope_scaling"].is_null()) return s;
   const json& rs = r.j["rope_scaling"];
   if (!rs.is_object()) r.Fail("\"rope_scaling\" is " + rs.dump() + ", expected an object or null");
-  std::string type = rs.value("rope_type", rs.value("type", std::string("default")));
+  const char* key = rs.contains("rope_type") ? "rope_type" : "type";
+  if (rs.contains(key) && !rs[key].is_string())
+    r.Fail(std::string("rope_scaling's \"") + key + "\" is " + rs[key].dump() + ", expected a name (default, linear, llama3)");
+  std::string type = rs.value(key, std::string("default"));
   if (type == "default") return s;
   s.factor = r.Number(rs, "factor", 1.0);
   if (type == "linear") {

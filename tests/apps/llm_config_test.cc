@@ -1,17 +1,11 @@
-// apps/llm_config and apps/llm_checkpoint: config.json's layouts and defaults, rope scaling, and every
-// refusal of a bad config or checkpoint folder, each a tg::Error saying what is wrong.
+// apps/llm_config and apps/llm_rope: config.json's layouts and defaults, rope scaling, and every refusal of
+// a bad config, each a tg::Error saying what is wrong.
 #include "apps/llm_config.h"
 
-#include <filesystem>
-#include <fstream>
-
-#include "apps/llm_checkpoint.h"
 #include "apps/llm_rope.h"
-#include "frontend/nn/safetensors.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
-#include "tests/apps/app_runner.h"
 
 namespace tg::apps {
 namespace {
@@ -81,7 +75,7 @@ TEST(LlmConfig, BadConfigsAreRefusedSayingWhatIsAllowed) {
   j = Minimal(), j["tie_word_embeddings"] = "yes";
   ExpectRefused(j, "\"tie_word_embeddings\" is \"yes\", expected true or false");
   j = Minimal(), j["rope_scaling"] = {{"rope_type", 3}};
-  ExpectRefused(j, "config.json: unexpected JSON layout");
+  ExpectRefused(j, "rope_scaling's \"rope_type\" is 3, expected a name");
   EXPECT_THAT([] { LoadLlmConfig("/nonexistent/config.json"); }, ThrowsMessage<Error>(HasSubstr("cannot be read")));
 }
 
@@ -100,38 +94,6 @@ TEST(LlmRope, ScalingStretchesOnlyTheFrequenciesItShould) {
   EXPECT_LT(l3[1], plain[1]);                    // 62.8, between 16 and 64: blended
   EXPECT_GT(l3[1], plain[1] / 8);
   EXPECT_DOUBLE_EQ(l3[3], plain[3] / 8);         // 6283 > 64: slowed by the factor
-}
-
-// A temporary model folder holding |files| (name -> text).
-std::string Folder(const std::string& name, const std::map<std::string, std::string>& files) {
-  std::filesystem::path dir = std::filesystem::path(apps_test::TempDir()) / name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  for (const auto& [file, text] : files) std::ofstream(dir / file) << text;
-  return dir.string();
-}
-
-TEST(LlmCheckpoint, LoadsSingleAndShardedFolders) {
-  EXPECT_EQ(LoadLlmCheckpoint("tests/apps/data/llm_llama").count("lm_head.weight"), 1u);
-  nn::StateDict sharded = LoadLlmCheckpoint("tests/apps/data/llm_qwen2");
-  EXPECT_EQ(sharded.count("model.layers.1.self_attn.q_proj.bias"), 1u);
-  EXPECT_EQ(sharded.count("lm_head.weight"), 0u);
-}
-
-TEST(LlmCheckpoint, BadFoldersAreRefused) {
-  EXPECT_THAT([] { LoadLlmCheckpoint(Folder("empty", {})); },
-              ThrowsMessage<Error>(HasSubstr("has no model.safetensors nor model.safetensors.index.json")));
-  EXPECT_THAT([] { LoadLlmCheckpoint(Folder("bad_index", {{"model.safetensors.index.json", "[1]"}})); },
-              ThrowsMessage<Error>(HasSubstr("expected a JSON object with \"weight_map\"")));
-  std::string missing = R"({"weight_map": {"a": "model-00001-of-00002.safetensors"}})";
-  EXPECT_THAT([&] { LoadLlmCheckpoint(Folder("missing_shard", {{"model.safetensors.index.json", missing}})); },
-              ThrowsMessage<Error>(HasSubstr("maps tensors to model-00001-of-00002.safetensors, which is not in")));
-  std::string escape = R"({"weight_map": {"a": "../x.safetensors"}})";
-  EXPECT_THAT([&] { LoadLlmCheckpoint(Folder("escape", {{"model.safetensors.index.json", escape}})); },
-              ThrowsMessage<Error>(HasSubstr("shards must be files of the same folder")));
-  std::string dir = Folder("lacking", {{"model.safetensors.index.json", R"({"weight_map": {"b": "s.safetensors"}})"}});
-  nn::safe_save({{"a", Tensor::from_vector<float>({1, 2})}}, dir + "/s.safetensors");
-  EXPECT_THAT([&] { LoadLlmCheckpoint(dir); }, ThrowsMessage<Error>(HasSubstr("s.safetensors lacks \"b\"")));
 }
 
 }  // namespace
