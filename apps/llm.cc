@@ -1,0 +1,130 @@
+// llm: text generation with a LLaMA-family model (llama, mistral, qwen2) from a Hugging Face folder
+// (config.json, tokenizer.json, model.safetensors or its shards), streamed as it is generated, with a KV
+// cache decoded under tg::Jit; tokens/s of the prompt and of the generation are printed at the end
+// (README.md's Apps section). E.g. with a downloaded Qwen2.5-0.5B-Instruct folder:
+//   ./bazelw run -c opt //apps:llm -- --model=$PWD/Qwen2.5-0.5B-Instruct --chat=auto --prompt="Hi!"
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "apps/device_flag.h"
+#include "apps/llm_chat.h"
+#include "apps/llm_checkpoint.h"
+#include "apps/llm_config.h"
+#include "apps/llm_model.h"
+#include "apps/llm_sampler.h"
+#include "apps/llm_tokenizer.h"
+#include "frontend/tg.h"
+
+ABSL_FLAG(std::string, model, "", "a Hugging Face model folder: config.json, tokenizer.json, *.safetensors");
+ABSL_FLAG(std::string, prompt, "The", "text to continue (or, with --chat, the user's message)");
+ABSL_FLAG(std::string, chat, "none", "chat template: none, auto, chatml, llama3, llama2, mistral");
+ABSL_FLAG(std::string, system, "", "system prompt (with --chat)");
+ABSL_FLAG(int, tokens, 128, "most tokens to generate (generation also stops at an end-of-turn token)");
+ABSL_FLAG(double, temperature, 0.0, "sampling temperature (0 = greedy)");
+ABSL_FLAG(int, top_k, 0, "sample among the k likeliest tokens (0 = all)");
+ABSL_FLAG(double, top_p, 1.0, "sample among the likeliest tokens holding this much probability");
+ABSL_FLAG(double, repetition_penalty, 1.0, "> 1 makes tokens already in the text less likely");
+ABSL_FLAG(uint64_t, seed, 0, "sampling seed");
+ABSL_FLAG(int, context, 0, "positions in the KV cache (0 = the config's max_position_embeddings, at most 4096)");
+ABSL_FLAG(std::string, device, "", "device to run on (default: TG_DEVICE or the first)");
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) { return std::chrono::duration<double>(Clock::now() - since).count(); }
+
+// The length of the longest prefix of |s| that does not end inside a UTF-8 character.
+size_t CompleteUtf8(const std::string& s) {
+  size_t i = s.size(), back = 0;
+  while (i > 0 && back < 4 && (static_cast<unsigned char>(s[i - 1]) & 0xC0) == 0x80) --i, ++back;
+  if (i == 0) return s.size();
+  unsigned char lead = static_cast<unsigned char>(s[i - 1]);
+  size_t want = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3 : (lead >> 3) == 30 ? 4 : 1;
+  return back + 1 >= want ? s.size() : i - 1;
+}
+
+int Run() {
+  const std::string folder = absl::GetFlag(FLAGS_model);
+  if (folder.empty()) throw tg::Error("--model is required: a Hugging Face model folder (see --help)");
+  if (!std::filesystem::is_directory(folder))
+    throw tg::Error("--model=" + folder + " is not a folder (expected config.json, tokenizer.json and *.safetensors in it)");
+  tg::apps::Sampler sampler({absl::GetFlag(FLAGS_temperature), absl::GetFlag(FLAGS_top_k), absl::GetFlag(FLAGS_top_p),
+                             absl::GetFlag(FLAGS_repetition_penalty), absl::GetFlag(FLAGS_seed)});
+  tg::apps::UseDevice(absl::GetFlag(FLAGS_device));
+  tg::apps::LlmConfig config = tg::apps::LoadLlmConfig(folder + "/config.json");
+  tg::apps::LlmTokenizer tokenizer = tg::apps::LlmTokenizer::Load(folder + "/tokenizer.json");
+  if (tokenizer.size() > config.vocab_size)
+    throw tg::Error(folder + ": tokenizer.json has ids up to " + std::to_string(tokenizer.size() - 1) +
+                    " but config.json's vocab_size is " + std::to_string(config.vocab_size) +
+                    ": the tokenizer does not belong to this model");
+  tg::apps::ChatFormat chat = tg::apps::ParseChatFormat(absl::GetFlag(FLAGS_chat), tokenizer);
+  const int context_flag = absl::GetFlag(FLAGS_context);
+  if (context_flag < 0) throw tg::Error("--context must be >= 0 (0 = the model's), not " + std::to_string(context_flag));
+  int64_t context = context_flag > 0 ? context_flag : std::min<int64_t>(config.max_positions, 4096);
+  tg::apps::LlmModel model(config, tg::apps::LoadLlmCheckpoint(folder), context);
+
+  const std::string prompt = absl::GetFlag(FLAGS_prompt);
+  std::vector<int> ids = tokenizer.Encode(tg::apps::ApplyChatTemplate(chat, absl::GetFlag(FLAGS_system), prompt));
+  if (ids.empty()) throw tg::Error("--prompt is empty and the tokenizer adds no BOS token");
+  if (static_cast<int64_t>(ids.size()) >= model.context())
+    throw tg::Error("the prompt's " + std::to_string(ids.size()) + " tokens fill the context of " +
+                    std::to_string(model.context()) + " (see --context)");
+  if (chat == tg::apps::ChatFormat::kNone) std::printf("%s", prompt.c_str());
+  std::fflush(stdout);
+
+  Clock::time_point start = Clock::now();
+  std::vector<float> logits = model.Prefill(ids);
+  const double prompt_s = Seconds(start);
+  const std::vector<int> stops = tg::apps::StopTokens(config, tokenizer);
+  const std::string prompt_text = tokenizer.Decode(ids);
+  std::vector<int> text = ids;
+  size_t printed = prompt_text.size();
+  int generated = 0;
+  start = Clock::now();
+  while (generated < absl::GetFlag(FLAGS_tokens)) {
+    logits.resize(std::min<size_t>(logits.size(), tokenizer.size()));  // rows past the tokenizer's are padding
+    int next = sampler.Next(logits, text);
+    ++generated;
+    if (std::find(stops.begin(), stops.end(), next) != stops.end()) break;
+    text.push_back(next);
+    std::string all = tokenizer.Decode(text);
+    size_t complete = CompleteUtf8(all);
+    if (complete > printed) std::fwrite(all.data() + printed, 1, complete - printed, stdout), printed = complete;
+    std::fflush(stdout);
+    if (model.pos() >= model.context()) break;
+    logits = model.Step(next);
+  }
+  const double gen_s = Seconds(start);
+  std::string all = tokenizer.Decode(text);
+  if (all.size() > printed) std::fwrite(all.data() + printed, 1, all.size() - printed, stdout);
+  std::printf("\n");
+  std::fflush(stdout);
+  std::fprintf(stderr, "prompt: %zu tokens in %.3f s (%.1f tokens/s); generation: %d tokens in %.3f s (%.1f tokens/s)\n",
+               ids.size(), prompt_s, ids.size() / std::max(prompt_s, 1e-9), generated, gen_s,
+               generated / std::max(gen_s, 1e-9));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "LLaMA-family text generation: --model=FOLDER (config.json, tokenizer.json, *.safetensors) [--prompt=TEXT]\n"
+      "  [--chat=auto --system=TEXT] [--tokens=N] [--temperature=T --top_k=K --top_p=P --repetition_penalty=R\n"
+      "  --seed=S] (greedy by default) [--context=N] [--device=D]");
+  absl::ParseCommandLine(argc, argv);
+  try {
+    return Run();
+  } catch (const tg::Error& e) {
+    std::fprintf(stderr, "llm: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,183 @@
+// apps/llm_model.h. The forward is HF's LlamaModel (MistralModel, Qwen2Model differ only in config):
+// x = embed(tokens); per layer x += o(attn(rope(q(n1(x))), rope(k(n1(x))), v(n1(x)))) and
+// x += down(silu(gate(n2(x))) * up(n2(x))); logits = head(norm(x)), with n = RMSNorm in float32.
+#include "apps/llm_model.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ir/error.h"
+
+namespace tg::apps {
+namespace {
+
+Tensor Take(nn::StateDict& sd, const std::string& name, const Shape& shape) {
+  auto it = sd.find(name);
+  if (it == sd.end()) throw Error("llm checkpoint: missing tensor \"" + name + "\"");
+  if (it->second.shape() != shape)
+    throw Error("llm checkpoint: \"" + name + "\" is " + ShapeString(it->second.shape()) + ", expected " +
+                ShapeString(shape) + " (from config.json)");
+  // Cast where the checkpoint was loaded (the CPU, which has every dtype), then copy to the device.
+  Tensor weight = it->second.cast(dtypes::float32).realize();
+  const std::string device = default_device();
+  return weight.device() == device ? weight : weight.to(device).realize();
+}
+
+Tensor RmsNorm(const Tensor& x, const Tensor& w, double eps) { return x * (x.square().mean({-1}, true) + eps).rsqrt() * w; }
+
+Tensor Linear(const Tensor& x, const Tensor& w) { return x.matmul(w.transpose()); }
+
+// (..., d) -> (..., d) with the halves swapped and the second negated: HF's rotate_half.
+Tensor RotateHalf(const Tensor& x) {
+  std::vector<Tensor> halves = x.chunk(2, -1);
+  return (-halves[1]).cat({halves[0]}, -1);
+}
+
+}  // namespace
+
+LlmModel::Layer LlmModel::TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64_t index, int64_t context) {
+  const int64_t d = c.hidden_size, hd = c.head_dim, f = c.intermediate_size;
+  const std::string p = "model.layers." + std::to_string(index) + ".";
+  auto bias = [&](const char* name, int64_t n) {
+    return c.qkv_bias ? std::optional<Tensor>(Take(sd, p + name, {n})) : std::nullopt;
+  };
+  return Layer{Take(sd, p + "input_layernorm.weight", {d}),
+               Take(sd, p + "self_attn.q_proj.weight", {c.heads * hd, d}),
+               Take(sd, p + "self_attn.k_proj.weight", {c.kv_heads * hd, d}),
+               Take(sd, p + "self_attn.v_proj.weight", {c.kv_heads * hd, d}),
+               Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd}),
+               Take(sd, p + "post_attention_layernorm.weight", {d}),
+               Take(sd, p + "mlp.gate_proj.weight", {f, d}),
+               Take(sd, p + "mlp.up_proj.weight", {f, d}),
+               Take(sd, p + "mlp.down_proj.weight", {d, f}),
+               bias("self_attn.q_proj.bias", c.heads * hd),
+               bias("self_attn.k_proj.bias", c.kv_heads * hd),
+               bias("self_attn.v_proj.bias", c.kv_heads * hd),
+               Tensor::zeros({1, c.kv_heads, context, hd}).contiguous().realize(),
+               Tensor::zeros({1, c.kv_heads, context, hd}).contiguous().realize()};
+}
+
+LlmModel::LlmModel(const LlmConfig& config, nn::StateDict sd, int64_t context)
+    : config_(config), context_(context > 0 ? context : config.max_positions),
+      rope_(MakeRopeTables(config, context_)),
+      embed_(Take(sd, "model.embed_tokens.weight", {config.vocab_size, config.hidden_size})),
+      norm_(Take(sd, "model.norm.weight", {config.hidden_size})),
+      head_(config.tie_word_embeddings ? embed_ : Take(sd, "lm_head.weight", {config.vocab_size, config.hidden_size})) {
+  for (int64_t i = 0; i < config_.layers; ++i) layers_.push_back(TakeLayer(sd, config_, i, context_));
+}
+
+Tensor LlmModel::Rotate(const Tensor& x, const Tensor& positions) const {
+  Tensor cos = rope_.cos[{positions}], sin = rope_.sin[{positions}];  // (t, head_dim)
+  return x * cos + RotateHalf(x) * sin;
+}
+
+// q (1, heads, t, hd); k, v (1, kv_heads, t, hd). Without a cache the keys are this sequence's own; with
+// one, they are written to the cache at |positions| and the first |span| slots are attended.
+Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& positions,
+                           const CacheUse* cache) {
+  const int64_t t = q.shape()[2];
+  Tensor keys = k, values = v, slots = positions;
+  if (cache != nullptr) {
+    Tensor all = Tensor::arange(0, context_, 1, dtypes::int32);
+    // One-hot (context, t) @ (.., t, hd) places row i at slot positions[i], exactly (one 1 per row).
+    Tensor onehot = all.reshape({context_, 1}) == positions.reshape({1, t});
+    // The positions are consecutive, so the slots written are a range (a compare, not a reduce).
+    Tensor written = ((all >= positions.shrink({{0, 1}})) & (all <= positions.shrink({{t - 1, t}})))
+                         .reshape({1, 1, context_, 1});
+    Tensor placed_k = onehot.cast(dtypes::float32).matmul(k), placed_v = onehot.cast(dtypes::float32).matmul(v);
+    Tensor new_k = written.where(placed_k, l.cache_k), new_v = written.where(placed_v, l.cache_v);
+    Tensor(l.cache_k).assign(new_k);  // handles share state: the member sees the new value
+    Tensor(l.cache_v).assign(new_v);
+    const int64_t hd = config_.head_dim, kv = config_.kv_heads;
+    keys = new_k.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+    values = new_v.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+    slots = Tensor::arange(0, cache->span, 1, dtypes::int32);
+  }
+  const int64_t groups = config_.heads / config_.kv_heads;
+  if (groups > 1) keys = keys.repeat_interleave(groups, 1), values = values.repeat_interleave(groups, 1);
+  // Query i sees key slot j when j <= position i (and, with a sliding window, position i - j < window).
+  Tensor query_pos = positions.reshape({t, 1}), key_pos = slots.reshape({1, slots.shape()[0]});
+  Tensor visible = key_pos <= query_pos;
+  if (config_.sliding_window > 0) visible = visible & ((query_pos - key_pos) < config_.sliding_window);
+  return q.scaled_dot_product_attention(keys, values, visible.reshape({1, 1, t, slots.shape()[0]}));
+}
+
+Tensor LlmModel::Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache) {
+  const LlmConfig& c = config_;
+  const int64_t t = x.shape()[1], hd = c.head_dim;
+  Tensor y = RmsNorm(x, l.attn_norm, c.rms_norm_eps);
+  Tensor q = Linear(y, l.q), k = Linear(y, l.k), v = Linear(y, l.v);
+  if (c.qkv_bias) q = q + *l.q_bias, k = k + *l.k_bias, v = v + *l.v_bias;
+  q = Rotate(q.reshape({1, t, c.heads, hd}).permute({0, 2, 1, 3}), positions);
+  k = Rotate(k.reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3}), positions);
+  v = v.reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3});
+  Tensor a = Attention(l, q, k, v, positions, cache).permute({0, 2, 1, 3}).reshape({1, t, c.heads * hd});
+  Tensor h = x + Linear(a, l.o);
+  Tensor z = RmsNorm(h, l.mlp_norm, c.rms_norm_eps);
+  return h + Linear(Linear(z, l.gate).silu() * Linear(z, l.up), l.down);
+}
+
+Tensor LlmModel::Logits(const Tensor& tokens, const Tensor& positions, const CacheUse* cache) {
+  Tensor x = embed_[{tokens}];
+  for (Layer& l : layers_) x = Block(l, x, positions, cache);
+  return Linear(RmsNorm(x, norm_, config_.rms_norm_eps), head_);
+}
+
+Tensor LlmModel::Forward(const Tensor& tokens) const {
+  const int64_t t = tokens.shape()[1];
+  if (t > context_)
+    throw Error("llm: " + std::to_string(t) + " tokens exceed the context of " + std::to_string(context_));
+  auto* self = const_cast<LlmModel*>(this);  // without a cache, Logits writes nothing
+  return self->Logits(tokens, Tensor::arange(0, t, 1, dtypes::int32), nullptr);
+}
+
+int64_t LlmModel::Bucket(int64_t end) const {
+  int64_t span = 16;
+  while (span < end) span *= 2;
+  return std::min(span, context_);
+}
+
+void LlmModel::CheckFits(const std::vector<int>& tokens) const {
+  if (tokens.empty()) throw Error("llm: no tokens to feed");
+  if (pos_ + static_cast<int64_t>(tokens.size()) > context_)
+    throw Error("llm: " + std::to_string(pos_ + tokens.size()) + " positions exceed the context of " +
+                std::to_string(context_) + " (see --context)");
+  for (int id : tokens)
+    if (id < 0 || id >= config_.vocab_size)
+      throw Error("llm: token " + std::to_string(id) + " is outside the vocabulary of " + std::to_string(config_.vocab_size));
+}
+
+std::vector<float> LlmModel::Prefill(const std::vector<int>& tokens) {
+  CheckFits(tokens);
+  const int64_t t = static_cast<int64_t>(tokens.size());
+  Tensor ids = Tensor::from_vector(std::vector<int32_t>(tokens.begin(), tokens.end()), Shape{1, t});
+  Tensor positions = Tensor::arange(pos_, pos_ + t, 1, dtypes::int32);
+  CacheUse cache{&positions, Bucket(pos_ + t)};
+  Tensor last = Logits(ids, positions, &cache).shrink({{0, 1}, {t - 1, t}, {0, config_.vocab_size}});
+  std::vector<Tensor> outs{last};
+  for (Layer& l : layers_) outs.push_back(l.cache_k), outs.push_back(l.cache_v);
+  Tensor::realize_all(outs);
+  pos_ += t;
+  return last.to_vector<float>();
+}
+
+std::vector<float> LlmModel::Step(int token) {
+  CheckFits({token});
+  const int64_t span = Bucket(pos_ + 1);
+  std::unique_ptr<Jit>& step = steps_[span];
+  if (!step) {
+    step = std::make_unique<Jit>([this, span](const std::vector<Tensor>& in) {
+      CacheUse cache{&in[1], span};
+      std::vector<Tensor> out{Logits(in[0], in[1], &cache).reshape({config_.vocab_size})};
+      for (Layer& l : layers_) out.push_back(l.cache_k), out.push_back(l.cache_v);  // realized with the logits
+      return out;
+    });
+  }
+  Tensor tok = Tensor::from_vector<int32_t>({token}, Shape{1, 1});
+  Tensor pos = Tensor::from_vector<int32_t>({static_cast<int32_t>(pos_)}, Shape{1});
+  std::vector<float> logits = (*step)({tok, pos})[0].to_vector<float>();
+  ++pos_;
+  return logits;
+}
+
+}  // namespace tg::apps

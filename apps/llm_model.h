@@ -1,0 +1,82 @@
+// A LLaMA-family decoder (llama, mistral, qwen2 by their config.json): RMSNorm, rotary embeddings,
+// grouped-query attention, SwiGLU MLP, tied or untied LM head, from Hugging Face safetensors weights
+// (cast to float32 on the device). The model of apps/llm.cc (README.md's Apps section).
+//
+// The KV cache holds |context| positions per layer. Prefill() feeds a prompt in one forward pass; Step()
+// feeds one token under tg::Jit, one capture per bucket of positions (16, 32, 64, ... up to |context|):
+// a step attends over the first bucket-many cache slots, masked to the positions already written, so
+// each bucket's kernels have fixed shapes and replay for every position in it.
+#ifndef TG_APPS_LLM_MODEL_H_
+#define TG_APPS_LLM_MODEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "apps/llm_config.h"
+#include "apps/llm_rope.h"
+#include "frontend/jit.h"
+#include "frontend/nn/state.h"
+#include "frontend/tg.h"
+
+namespace tg::apps {
+
+class LlmModel {
+ public:
+  // Weights named as HF's *ForCausalLM saves them: model.embed_tokens, model.layers.N.{input_layernorm,
+  // self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm, lm_head
+  // (absent when tied). tg::Error naming the first missing or misshapen tensor. |context| caps the cache
+  // (0 = the config's max_position_embeddings).
+  LlmModel(const LlmConfig& config, nn::StateDict weights, int64_t context = 0);
+  LlmModel(const LlmModel&) = delete;  // the Jits capture |this|
+  LlmModel& operator=(const LlmModel&) = delete;
+
+  // |tokens| int32 (1, t) -> logits (1, t, vocab) for positions 0..t-1, without the cache.
+  Tensor Forward(const Tensor& tokens) const;
+  // Feeds |tokens| at positions pos()..pos()+n-1 through the cache; the last one's next-token logits.
+  // tg::Error when they do not fit the context or an id is outside the vocabulary.
+  std::vector<float> Prefill(const std::vector<int>& tokens);
+  // Prefill of one token, replayed under the bucket's tg::Jit.
+  std::vector<float> Step(int token);
+  void ResetCache() { pos_ = 0; }
+  int64_t pos() const { return pos_; }
+  int64_t context() const { return context_; }
+  int64_t vocab() const { return config_.vocab_size; }
+  const LlmConfig& config() const { return config_; }
+  size_t captured_buckets() const { return steps_.size(); }
+
+ private:
+  struct Layer {
+    Tensor attn_norm, q, k, v, o, mlp_norm, gate, up, down;
+    std::optional<Tensor> q_bias, k_bias, v_bias;  // qwen2's
+    Tensor cache_k, cache_v;  // (1, kv_heads, context, head_dim), written in place
+  };
+  // The cache's slots the consecutive positions |positions| (int32, (t)) are written to, and the |span|
+  // first slots, which are attended.
+  struct CacheUse {
+    const Tensor* positions;
+    int64_t span;
+  };
+  Tensor Logits(const Tensor& tokens, const Tensor& positions, const CacheUse* cache);
+  Tensor Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache);
+  Tensor Attention(Layer& l, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& positions,
+                   const CacheUse* cache);
+  static Layer TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64_t index, int64_t context);
+  Tensor Rotate(const Tensor& x, const Tensor& positions) const;
+  int64_t Bucket(int64_t end) const;
+  void CheckFits(const std::vector<int>& tokens) const;
+
+  LlmConfig config_;
+  int64_t context_;
+  RopeTables rope_;
+  Tensor embed_, norm_, head_;
+  std::vector<Layer> layers_;
+  int64_t pos_ = 0;
+  std::map<int64_t, std::unique_ptr<Jit>> steps_;  // bucket -> its decode step
+};
+
+}  // namespace tg::apps
+
+#endif  // TG_APPS_LLM_MODEL_H_

@@ -1,0 +1,157 @@
+// apps/llm_tokenizer: both tokenizer.json layouts give the ids of the reference algorithm
+// (tests/apps/make_llm_reference.py), text (non-ASCII included) round-trips, and malformed files are
+// tg::Errors naming the fault. Also the chat templates' detection and stop tokens.
+#include "apps/llm_tokenizer.h"
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "apps/llm_chat.h"
+#include "apps/llm_config.h"
+#include "apps/llm_pretokenizer.h"
+#include "ir/error.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tg::apps {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+std::string Read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+nlohmann::json Reference() { return nlohmann::json::parse(Read("tests/apps/data/llm_reference.json")); }
+std::string TokenizerPath(const std::string& name) { return "tests/apps/data/llm_" + name + "/tokenizer.json"; }
+
+class LlmTokenizerTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LlmTokenizerTest, IdsMatchTheReference) {
+  LlmTokenizer t = LlmTokenizer::Load(TokenizerPath(GetParam()));
+  nlohmann::json ref = Reference()[GetParam()];
+  for (const nlohmann::json& c : ref["cases"])
+    EXPECT_EQ(t.Encode(c["text"].get<std::string>(), /*add_special=*/false), c["ids"].get<std::vector<int>>()) << c["text"];
+  EXPECT_EQ(t.Encode(ref["prompt"].get<std::string>()), ref["ids"].get<std::vector<int>>());
+}
+
+TEST_P(LlmTokenizerTest, TextRoundTripsIncludingNonAscii) {
+  LlmTokenizer t = LlmTokenizer::Load(TokenizerPath(GetParam()));
+  for (std::string text : {"The fox jumps.", "Caf\u00e9 cr\u00e8me \u65e5\u672c\u8a9e \U0001f642", "  two  spaces\n\nand\ttabs ",
+                           "x", "\u00fcber 12345 na\u00efve!?"})
+    EXPECT_EQ(t.Decode(t.Encode(text)), text);
+}
+
+TEST_P(LlmTokenizerTest, GreedyTextOfTheReferenceDecodes) {
+  LlmTokenizer t = LlmTokenizer::Load(TokenizerPath(GetParam()));
+  nlohmann::json ref = Reference()[GetParam()];
+  EXPECT_EQ(t.Decode(ref["greedy"].get<std::vector<int>>()), ref["greedy_text"].get<std::string>());
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, LlmTokenizerTest, ::testing::Values("llama", "qwen2"));
+
+TEST(LlmTokenizer, SpecialTokensAreSplitOutAndSkippedWhenDecoding) {
+  LlmTokenizer qwen = LlmTokenizer::Load(TokenizerPath("qwen2"));
+  int start = *qwen.Find("<|im_start|>"), end = *qwen.Find("<|im_end|>");
+  std::vector<int> ids = qwen.Encode("<|im_start|>hi<|im_end|>");
+  ASSERT_GE(ids.size(), 3u);
+  EXPECT_EQ(ids.front(), start);
+  EXPECT_EQ(ids.back(), end);
+  EXPECT_EQ(qwen.Decode(ids), "hi");
+  EXPECT_EQ(qwen.Decode(ids, /*skip_special=*/false), "<|im_start|>hi<|im_end|>");
+  LlmTokenizer llama = LlmTokenizer::Load(TokenizerPath("llama"));
+  EXPECT_EQ(llama.Encode("hi").front(), *llama.Find("<s>"));  // the post-processor's BOS
+  EXPECT_NE(llama.Encode("hi", false).front(), *llama.Find("<s>"));
+  EXPECT_THAT([&] { llama.Decode({100000}); }, ThrowsMessage<Error>(HasSubstr("id 100000 is not a token")));
+}
+
+// LLaMA 3's tokenizer.json sets ignore_merges: a word that is itself a token is not built from merges.
+TEST(LlmTokenizer, IgnoreMergesTakesAWordThatIsATokenWhole) {
+  nlohmann::json j = nlohmann::json::parse(Read(TokenizerPath("qwen2")));
+  j["model"]["vocab"]["\u0120jumps"] = 1000;  // " jumps" in byte symbols, no merge makes it
+  LlmTokenizer plain = LlmTokenizer::Parse(j.dump(), "t");
+  j["model"]["ignore_merges"] = true;
+  LlmTokenizer whole = LlmTokenizer::Parse(j.dump(), "t");
+  EXPECT_NE(plain.Encode(" jumps", false), std::vector<int>{1000});
+  EXPECT_EQ(whole.Encode(" jumps", false), std::vector<int>{1000});
+  EXPECT_EQ(whole.Decode({1000}), " jumps");
+  EXPECT_EQ(whole.Encode(" fox", false), plain.Encode(" fox", false));
+}
+
+TEST(LlmPreTokenizer, SplitsLikeTheLlama3AndQwen2Regex) {
+  auto split = [](std::string_view s, int digits) {
+    std::vector<std::string> out;
+    for (std::string_view p : SplitLikeLlama3(s, digits)) out.emplace_back(p);
+    return out;
+  };
+  EXPECT_THAT(split("Hello world's 12345!!\n\n  x  ", 3),
+              ElementsAre("Hello", " world", "'s", " ", "123", "45", "!!\n\n", " ", " x", "  "));
+  EXPECT_THAT(split("12345", 1), ElementsAre("1", "2", "3", "4", "5"));
+  EXPECT_THAT(split("(caf\u00e9) \u65e5\u672c", 3), ElementsAre("(caf\u00e9", ")", " \u65e5\u672c"));
+  EXPECT_THAT(split("a\n\n b", 3), ElementsAre("a", "\n\n", " b"));
+}
+
+// tokenizer.json of the qwen2 test model with |edit| applied.
+std::string Edited(const std::function<void(nlohmann::json&)>& edit) {
+  nlohmann::json j = nlohmann::json::parse(Read(TokenizerPath("qwen2")));
+  edit(j);
+  return j.dump();
+}
+
+void ExpectRefused(const std::string& text, const std::string& message) {
+  EXPECT_THAT([&] { LlmTokenizer::Parse(text, "tok.json"); }, ThrowsMessage<Error>(HasSubstr(message)));
+}
+
+TEST(LlmTokenizer, MalformedFilesAreRefused) {
+  ExpectRefused("[]", "tok.json: not a Hugging Face tokenizer.json");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["type"] = "WordPiece"; }),
+                "model type \"WordPiece\" is not supported (allowed: BPE)");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["pre_tokenizer"] = {{"type", "Whitespace"}}; }),
+                "pre-tokenizer \"Whitespace\" is not supported");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = "\\w+"; }),
+                "Split regex is not LLaMA 3's or Qwen2's");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["normalizer"] = {{"type", "Lowercase"}}; }),
+                "normalizer \"Lowercase\" is not supported");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["merges"].push_back({"zz", "\u00e9\u00e9"}); }),
+                "uses or makes a token outside the vocabulary");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["merges"].push_back(7); }), "expected \"left right\" or [left, right]");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["vocab"].erase("A"); }),
+                "the byte-level vocabulary lacks the symbol of byte 65");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["added_tokens"][0]["id"] = 5; }), "id 5 is both");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["model"]["vocab"]["A"] = -1; }), "has id -1");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["added_tokens"][0]["special"] = "yes"; }), "tok.json: unexpected JSON layout");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["pre_tokenizer"]["pretokenizers"] = 3; }), "tok.json: unexpected JSON layout");
+  nlohmann::json llama = nlohmann::json::parse(Read(TokenizerPath("llama")));
+  llama["model"]["vocab"].erase("<0x41>");
+  ExpectRefused(llama.dump(), "byte_fallback is on but the vocabulary lacks <0x41>");
+  llama = nlohmann::json::parse(Read(TokenizerPath("llama")));
+  llama["normalizer"] = nullptr, llama["model"]["byte_fallback"] = false;
+  ExpectRefused(llama.dump(), "neither byte-level");
+  EXPECT_THAT([] { LlmTokenizer::Load("/nonexistent/tokenizer.json"); }, ThrowsMessage<Error>(HasSubstr("cannot be read")));
+}
+
+TEST(LlmChat, FormatsAreDetectedAndWrittenOut) {
+  LlmTokenizer qwen = LlmTokenizer::Load(TokenizerPath("qwen2")), llama = LlmTokenizer::Load(TokenizerPath("llama"));
+  EXPECT_EQ(ParseChatFormat("auto", qwen), ChatFormat::kChatMl);
+  EXPECT_EQ(ParseChatFormat("auto", llama), ChatFormat::kLlama2);
+  EXPECT_EQ(ParseChatFormat("llama3", llama), ChatFormat::kLlama3);
+  EXPECT_THAT([&] { ParseChatFormat("alpaca", qwen); }, ThrowsMessage<Error>(HasSubstr("allowed: none, auto, chatml")));
+  EXPECT_EQ(ApplyChatTemplate(ChatFormat::kChatMl, "Be brief.", "Hi"),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(ApplyChatTemplate(ChatFormat::kLlama3, "", "Hi"),
+            "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n");
+  EXPECT_EQ(ApplyChatTemplate(ChatFormat::kLlama2, "S", "Hi"), "[INST] <<SYS>>\nS\n<</SYS>>\n\nHi [/INST]");
+  EXPECT_EQ(ApplyChatTemplate(ChatFormat::kNone, "S", "Hi"), "Hi");
+  LlmConfig config = LoadLlmConfig("tests/apps/data/llm_qwen2/config.json");
+  EXPECT_THAT(StopTokens(config, qwen), ElementsAre(*qwen.Find("<|endoftext|>"), *qwen.Find("<|im_end|>")));
+}
+
+}  // namespace
+}  // namespace tg::apps
