@@ -21,10 +21,10 @@ CASES = [
     ("rnn_unbatched", "RNN", 2, 3, dict(), (4, 2), True),
     ("gru", "GRU", 3, 4, dict(), (5, 2, 3), False),
     ("gru_batch_first_deep_bidirectional", "GRU", 3, 2,
-     dict(num_layers=2, bidirectional=True, batch_first=True), (2, 4, 3), True),
+     dict(num_layers=2, bidirectional=True, batch_first=True), (2, 3, 3), True),
     ("gru_no_bias", "GRU", 2, 3, dict(bias=False), (3, 2, 2), True),
     ("lstm", "LSTM", 3, 4, dict(), (4, 2, 3), False),
-    ("lstm_deep_bidirectional", "LSTM", 3, 2, dict(num_layers=2, bidirectional=True), (4, 3, 3), True),
+    ("lstm_deep_bidirectional", "LSTM", 3, 2, dict(num_layers=2, bidirectional=True), (3, 2, 3), True),
     ("lstm_batch_first", "LSTM", 2, 3, dict(batch_first=True), (2, 3, 2), True),
     ("lstm_unbatched_no_bias", "LSTM", 2, 3, dict(bias=False), (3, 2), True),
 ]
