@@ -158,6 +158,7 @@ const OpRegistry& OpRegistry::Get() {
     RegisterMiscOps(*r);
     RegisterResizeOps(*r);
     RegisterQuantOps(*r);
+    RegisterRnnOps(*r);
     return r;
   }();
   return *registry;
