@@ -82,7 +82,10 @@ std::vector<Activation> ParseActivations(const Ctx& c, const CellSpec& spec, int
       names.insert(names.end(), spec.default_activations.begin(), spec.default_activations.end());
   }
   const size_t per_direction = spec.default_activations.size();
-  if (names.size() == per_direction && directions == 2) names.insert(names.end(), names.begin(), names.end());
+  if (names.size() == per_direction && directions == 2) {  // one set for both directions
+    std::vector<std::string> forward = names;
+    names.insert(names.end(), forward.begin(), forward.end());
+  }
   if (names.size() != per_direction * static_cast<size_t>(directions))
     c.fail("activations has " + std::to_string(names.size()) + " entries; " + spec.op + " needs " +
            std::to_string(per_direction) + " per direction (" + std::to_string(directions) + " directions)");
