@@ -159,6 +159,7 @@ const OpRegistry& OpRegistry::Get() {
     RegisterResizeOps(*r);
     RegisterQuantOps(*r);
     RegisterRnnOps(*r);
+    RegisterControlFlowOps(*r);
     return r;
   }();
   return *registry;

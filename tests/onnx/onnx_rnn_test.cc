@@ -1,6 +1,6 @@
 // The ONNX recurrent ops beyond what the ONNX node tests cover: directions, sequence_lens, clip, activations
-// with alpha and beta, layout 1, each checked on a one-unit RNN whose arithmetic is done by hand; then the
-// errors for what is not supported or not well formed.
+// with alpha and beta, layout 1 and GRU's linear_before_reset, each on a one-unit cell whose arithmetic is done
+// by hand; then the errors for what is not supported or not well formed.
 #include <functional>
 #include <string>
 
@@ -124,6 +124,22 @@ TEST(OnnxRnn, LayoutOneIsBatchMajor) {
   EXPECT_EQ(out.at("Y").shape(), (Shape{2, 3, 1, 1}));
   EXPECT_THAT(out.at("Y").to_vector<float>(), ElementsAre(1, 3, 6, 10, 30, 60));
   EXPECT_EQ(out.at("Y_h").shape(), (Shape{2, 1, 1}));
+}
+
+// z = r = Affine(0, 0.5) = 0.5 always and g the identity, W_h = R_h = 1, Rb_h = 1: the two GRU variants differ in
+// whether Rb_h is gated by r. h~ = x + 0.5 h + 1 (reset before) or x + 0.5 h + 0.5 (after); h' = (h~ + h) / 2.
+TEST(OnnxRnn, GruLinearBeforeReset) {
+  auto final_h = [](int64_t linear_before_reset) {
+    onnx::Model m = OneNode("GRU", {"X", "W", "R", "B"}, [&](auto& n) {
+      IntAttr(n, "hidden_size", 1), IntAttr(n, "linear_before_reset", linear_before_reset);
+      StringsAttr(n, "activations", {"Affine", "Affine"});
+      FloatsAttr(n, "activation_alpha", {0, 1}), FloatsAttr(n, "activation_beta", {0.5f, 0});
+    });
+    return m.run({{"X", F({2, 2}, {2, 1, 1})}, {"W", F({0, 0, 1}, {1, 3, 1})}, {"R", F({0, 0, 1}, {1, 3, 1})},
+                  {"B", F({0, 0, 0, 0, 0, 1}, {1, 6})}}).at("Y_h").to_vector<float>();
+  };
+  EXPECT_THAT(final_h(0), ElementsAre(2.625f));
+  EXPECT_THAT(final_h(1), ElementsAre(2.1875f));
 }
 
 void ExpectError(const std::function<void()>& f, const std::string& part) {
