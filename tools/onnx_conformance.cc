@@ -47,7 +47,7 @@ constexpr char kUsage[] =
 // tinygrad's exclusion classes: ops and element types its ONNX runner does not attempt.
 const std::set<std::string> kExcludedOps = {
     "StringNormalizer", "StringConcat", "StringSplit", "RegexFullMatch", "TfIdfVectorizer", "LabelEncoder",
-    "RNN", "LSTM", "GRU", "Loop", "Scan", "SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
+    "SequenceAt", "SequenceConstruct", "SequenceEmpty", "SequenceErase",
     "SequenceInsert", "SequenceLength", "SequenceMap", "SplitToSequence", "ConcatFromSequence", "Optional",
     "OptionalHasElement", "OptionalGetElement", "Bernoulli", "Det", "Col2Im", "GridSample", "DFT", "STFT",
     "MelWeightMatrix", "Unique", "NonMaxSuppression", "ReverseSequence", "RoiAlign", "DeformConv", "LpPool",

@@ -158,6 +158,8 @@ const OpRegistry& OpRegistry::Get() {
     RegisterMiscOps(*r);
     RegisterResizeOps(*r);
     RegisterQuantOps(*r);
+    RegisterRnnOps(*r);
+    RegisterControlFlowOps(*r);
     return r;
   }();
   return *registry;

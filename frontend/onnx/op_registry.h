@@ -102,6 +102,8 @@ void RegisterNnOps(OpRegistry& r);
 void RegisterMiscOps(OpRegistry& r);
 void RegisterResizeOps(OpRegistry& r);
 void RegisterQuantOps(OpRegistry& r);
+void RegisterRnnOps(OpRegistry& r);
+void RegisterControlFlowOps(OpRegistry& r);
 
 // Shared helpers of the op families.
 int NormAxis(int64_t axis, int64_t ndim, const OpContext& ctx);  // negative axes count from the end
