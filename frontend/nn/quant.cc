@@ -1,6 +1,6 @@
 // GGML dequantization as tensor expressions (frontend/nn/quant.h), after ggml's dequantize_row_* in
 // ggml-quants.c and tinygrad's ggml_data_to_tensor: every step is a slice, a shift, a mask, a cast or a
-// multiply of the uint8 blocks, so the scheduler fuses the whole expression into whatever consumes it.
+// multiply of the blocks' words, so the scheduler fuses the whole expression into whatever consumes it.
 #include "frontend/nn/quant.h"
 
 #include <utility>
@@ -49,26 +49,27 @@ Tensor HalfBitsToFloat(const Tensor& bits) {
   return (exponent == 0).where(subnormal, normal);
 }
 
-// The float16 at word |at| of every block, as float32 of shape (rows, 1). One bitcast and one cast
-// where the device computes in float16: cheap enough that the scheduler recomputes it for each
-// element it scales instead of storing it (compiler/schedule/fusion_rules.h).
-Tensor HalfAt(const Tensor& words, int64_t at) {
-  Tensor bits = Columns(words, at, at + 1);
+// The float16 at word |at| of every block as float32, repeated |repeat| times: (rows, repeat). The
+// repeat comes first, so the conversion is computed per output element: on devices without float16 it
+// is a dozen integer ops, a chain the scheduler would otherwise store as a broadcast operand.
+Tensor HalfAt(const Tensor& words, int64_t at, int64_t repeat) {
+  Tensor bits = Columns(words, at, at + 1).expand({words.shape()[0], repeat});
   if (device_supports(words.device(), dtypes::float16)) return bits.bitcast(dtypes::float16).float_();
   return HalfBitsToFloat(bits.cast(dtypes::uint32));
 }
 
+// Bytes as the int8 they encode, in float32 (integer ops: OpenCL C cannot bitcast a promoted byte).
+Tensor SignedBytes(const Tensor& bytes) { return ((bytes.cast(dtypes::int32) ^ 0x80) - 128).float_(); }
+
 // Q8_0 (block_q8_0): a float16 scale d, then 32 int8 quants q; value = d * q.
-Tensor DequantizeQ8_0(const Tensor& words) {
-  return HalfAt(words, 0) * BlockBytes(words, 2, 34).bitcast(dtypes::int8).float_();
-}
+Tensor DequantizeQ8_0(const Tensor& words) { return HalfAt(words, 0, 32) * SignedBytes(BlockBytes(words, 2, 34)); }
 
 // Q4_0 (block_q4_0): a float16 scale d, then 16 bytes whose low nibbles are elements 0-15 and high
 // nibbles elements 16-31; value = d * (nibble - 8).
 Tensor DequantizeQ4_0(const Tensor& words) {
   Tensor packed = BlockBytes(words, 2, 18);
   Tensor nibbles = (packed & 0xf).cat({packed >> 4}, 1);
-  return HalfAt(words, 0) * (nibbles.float_() - 8.0);
+  return HalfAt(words, 0, 32) * (nibbles.float_() - 8.0);
 }
 
 // The bytes [begin, end) of every block (both even), each repeated |repeat| times along a last axis:
@@ -86,7 +87,7 @@ Tensor BlockBytesRepeated(const Tensor& words, int64_t begin, int64_t end, int64
 // and 2j+1 (high nibbles). value = d * scale[s] * nibble - dmin * min[s] for sub-block s of 32.
 Tensor DequantizeQ4_K(const Tensor& words) {
   int64_t rows = words.shape()[0];
-  Tensor d = HalfAt(words, 0).reshape({rows, 1, 1}), dmin = HalfAt(words, 1).reshape({rows, 1, 1});
+  Tensor d = HalfAt(words, 0, 256).reshape({rows, 8, 32}), dmin = HalfAt(words, 1, 256).reshape({rows, 8, 32});
   // Scale bytes 0-3, 4-7 and 8-11, each (rows, 4, 32): one row of 32 per sub-block element.
   Tensor low_scales = BlockBytesRepeated(words, 4, 8, 32), low_mins = BlockBytesRepeated(words, 8, 12, 32),
          high = BlockBytesRepeated(words, 12, 16, 32);

@@ -57,6 +57,18 @@ std::vector<float> Bf16Values(const Tensor& t) {
   return out;
 }
 
+// float16 bits decoded on the host: devices without float16 (PoCL without cl_khr_fp16) cannot cast them.
+std::vector<float> HalfValues(const Tensor& t) {
+  std::vector<unsigned char> bytes = t.to_bytes();
+  std::vector<float> out;
+  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
+    int bits = bytes[i] | (bytes[i + 1] << 8), exponent = (bits >> 10) & 31, mantissa = bits & 1023;
+    double magnitude = exponent == 0 ? std::ldexp(mantissa, -24) : std::ldexp(1024 + mantissa, exponent - 25);
+    out.push_back(static_cast<float>((bits & 0x8000) ? -magnitude : magnitude));
+  }
+  return out;
+}
+
 // Little-endian GGUF bytes, for the malformed files.
 struct Bytes {
   std::string s;
@@ -189,6 +201,7 @@ TEST(Gguf, EveryTensorTypeMatchesNumpysValues) {
     std::vector<double> want = ref["values"].get<std::vector<double>>();
     std::vector<float> got;
     if (name == "bf16") got = Bf16Values(t);  // the C renderer has no bf16 cast with gcc 12
+    else if (name == "f16") got = HalfValues(t);
     else if (name == "i8" || name == "i32") {
       EXPECT_EQ(t.dtype(), name == "i8" ? dtypes::int8 : dtypes::int32);
       for (int64_t v : t.cast(dtypes::int64).to_vector<int64_t>()) got.push_back(static_cast<float>(v));
