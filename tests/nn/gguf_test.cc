@@ -307,6 +307,16 @@ TEST(Gguf, QuantizedMatmulDequantizesInsideItsKernel) {
   }
 }
 
+TEST(Gguf, EmptyTensorsLoad) {
+  std::string path = TempPath("empty.gguf");
+  WriteFile(path, File(2, TensorEntry("f", {0, 3}, 0, 0) + TensorEntry("q", {32, 0}, 8, 0), ""));
+  GGUFFile f = gguf_load(path);
+  EXPECT_EQ(f.tensors.at("f").shape(), (Shape{3, 0}));
+  EXPECT_EQ(f.tensors.at("q").shape(), (Shape{0, 32}));
+  EXPECT_TRUE(f.tensors.at("q").to_vector<float>().empty());
+  EXPECT_EQ(f.tensors.at("q").sum().item<float>(), 0.0f);
+}
+
 TEST(Gguf, DequantizeRefusesWhatIsNotQuantizedBlocks) {
   Tensor blocks = Tensor::zeros({2, 17}).cast(dtypes::uint16);
   EXPECT_THROW(ggml_dequantize(blocks, GGMLType::kF32, {64}), Error);
