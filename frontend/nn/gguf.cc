@@ -10,8 +10,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "frontend/load_budget.h"
@@ -381,10 +383,14 @@ const GGUFValue& GGUFHeader::at(const std::string& key) const {
 
 GGUFHeader gguf_read(const std::string& path) { return ParseHeader(path, *MappedFile::Open(path)); }
 
-GGUFFile gguf_load(const std::string& path, std::string_view device) {
-  std::shared_ptr<MappedFile> file = MappedFile::Open(path);
-  GGUFFile out{ParseHeader(path, *file), {}, {}};
-  for (const GGUFTensorInfo& t : out.header.tensors) {
+namespace {
+
+// The tensors of one file into |out| (names must be new to it).
+void LoadTensors(const std::string& path, const std::shared_ptr<MappedFile>& file, const GGUFHeader& header,
+                 std::string_view device, GGUFFile& out) {
+  for (const GGUFTensorInfo& t : header.tensors) {
+    if (out.tensors.count(t.name))
+      throw Error("gguf_load: " + path + ": tensor \"" + t.name + "\" is also in an earlier part of the split model");
     const unsigned char* src = file->data() + t.offset;
     // The callback holds the mapping: it stays valid until the tensor is read or dropped.
     auto fill = [file, src, n = t.nbytes](void* dst, size_t bytes) { std::memcpy(dst, src, std::min<size_t>(n, bytes)); };
@@ -397,6 +403,43 @@ GGUFFile gguf_load(const std::string& path, std::string_view device) {
     Tensor blocks = Tensor::from_loader({n_blocks, layout.block_bytes / 2}, dtypes::uint16, std::move(fill), device);
     out.blocks.emplace(t.name, blocks);
     out.tensors.emplace(t.name, ggml_dequantize(blocks, t.type, t.shape));
+  }
+}
+
+// The paths of a split model's parts (llama.cpp's gguf-split names: PREFIX-00001-of-00003.gguf ...), given
+// the first part's path and header; just |path| when the model is one file.
+std::vector<std::string> SplitPaths(const std::string& path, const GGUFHeader& header) {
+  auto count = header.metadata.find("split.count");
+  if (count == header.metadata.end() || count->second.as_int() <= 1) return {path};
+  int64_t n = count->second.as_int();
+  auto no = header.metadata.find("split.no");
+  if (no != header.metadata.end() && no->second.as_int() != 0)
+    throw Error("gguf_load: " + path + " is part " + std::to_string(no->second.as_int() + 1) + " of a split model; load part 1");
+  char suffix[32];
+  std::snprintf(suffix, sizeof suffix, "-00001-of-%05lld.gguf", static_cast<long long>(n));
+  if (n > 99999 || path.size() < std::strlen(suffix) || path.compare(path.size() - std::strlen(suffix), std::string::npos, suffix) != 0)
+    throw Error("gguf_load: " + path + " declares split.count " + std::to_string(n) + "; its path must end in " + suffix);
+  std::string prefix = path.substr(0, path.size() - std::strlen(suffix));
+  std::vector<std::string> paths;
+  for (int64_t i = 1; i <= n; ++i) {
+    std::snprintf(suffix, sizeof suffix, "-%05lld-of-%05lld.gguf", static_cast<long long>(i), static_cast<long long>(n));
+    paths.push_back(prefix + suffix);
+  }
+  return paths;
+}
+
+}  // namespace
+
+GGUFFile gguf_load(const std::string& path, std::string_view device) {
+  std::shared_ptr<MappedFile> file = MappedFile::Open(path);
+  GGUFFile out{ParseHeader(path, *file), {}, {}};
+  LoadTensors(path, file, out.header, device, out);
+  std::vector<std::string> parts = SplitPaths(path, out.header);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    std::shared_ptr<MappedFile> part = MappedFile::Open(parts[i]);
+    GGUFHeader header = ParseHeader(parts[i], *part);
+    LoadTensors(parts[i], part, header, device, out);
+    out.header.tensors.insert(out.header.tensors.end(), header.tensors.begin(), header.tensors.end());
   }
   return out;
 }

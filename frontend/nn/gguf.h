@@ -54,7 +54,8 @@ struct GGUFValue {
 };
 
 // One entry of the tensor table. |shape| is row-major (ggml's dims reversed: ne[0], the innermost, last),
-// |offset| is where its bytes start in the file (already past the aligned data start).
+// |offset| is where its bytes start in its file (already past the aligned data start; a split model's
+// later entries count in their own part).
 struct GGUFTensorInfo {
   std::string name;
   GGMLType type;
@@ -94,7 +95,9 @@ GGUFHeader gguf_read(const std::string& path);
 
 // gguf_read, then a tensor per entry on |device| ("" = default). The file is memory-mapped and each
 // tensor's bytes are copied to the device the first time a realize needs them (the mapping lives as long
-// as an unread tensor does; the file must not change meanwhile).
+// as an unread tensor does; the file must not change meanwhile). A split model (split.count > 1, from
+// llama.cpp's gguf-split) is loaded from its first part, PREFIX-00001-of-0000N.gguf: the tensors of every
+// part, the first part's metadata, |header.tensors| holding every part's entries.
 GGUFFile gguf_load(const std::string& path, std::string_view device = "");
 
 }  // namespace tg::nn

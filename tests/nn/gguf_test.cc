@@ -105,15 +105,19 @@ std::string File(uint64_t n_tensors, const std::string& entries, const std::stri
   return head + data;
 }
 
-std::string LoadError(const std::string& bytes) {
-  std::string path = TempPath("bad.gguf");
-  WriteFile(path, bytes);
+std::string LoadErrorOf(const std::string& path) {
   try {
     GGUFFile f = gguf_load(path);
     return "";
   } catch (const Error& e) {
     return e.what();
   }
+}
+
+std::string LoadError(const std::string& bytes) {
+  std::string path = TempPath("bad.gguf");
+  WriteFile(path, bytes);
+  return LoadErrorOf(path);
 }
 
 // A valid two-tensor file the malformed ones start from: f32 "a" (2 floats) and Q8_0 "q" (one block).
@@ -305,6 +309,21 @@ TEST(Gguf, QuantizedMatmulDequantizesInsideItsKernel) {
     ASSERT_EQ(got.size(), want.size());
     for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4 * std::max(1.0, std::abs(want[i])));
   }
+}
+
+TEST(Gguf, LoadsASplitModelFromItsFirstPart) {
+  GGUFFile f = gguf_load("tests/nn/data/gguf_split-00001-of-00002.gguf");
+  EXPECT_THAT(f.tensors.at("first").to_vector<float>(), ElementsAre(1, 2));
+  EXPECT_THAT(f.tensors.at("second").to_vector<float>(), ElementsAre(3, 4, 5));
+  EXPECT_EQ(f.header.tensors.size(), 2u);
+  EXPECT_EQ(f.header.at("split.count").as_int(), 2);
+  EXPECT_THAT(LoadErrorOf("tests/nn/data/gguf_split-00002-of-00002.gguf"), HasSubstr("is part 2 of a split model; load part 1"));
+  std::string renamed = TempPath("renamed.gguf");
+  WriteFile(renamed, ReadFile("tests/nn/data/gguf_split-00001-of-00002.gguf"));
+  EXPECT_THAT(LoadErrorOf(renamed), HasSubstr("declares split.count 2; its path must end in -00001-of-00002.gguf"));
+  std::string lone = TempPath("lone-00001-of-00002.gguf");
+  WriteFile(lone, ReadFile("tests/nn/data/gguf_split-00001-of-00002.gguf"));
+  EXPECT_THAT(LoadErrorOf(lone), HasSubstr("cannot open"));
 }
 
 TEST(Gguf, EmptyTensorsLoad) {

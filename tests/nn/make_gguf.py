@@ -276,6 +276,12 @@ def main():
           gguf_bytes([("general.alignment", UINT32, 64), ("general.architecture", STRING, "test")], v2_entries,
                      version=2, alignment=64))
 
+    # A model split in two parts (llama.cpp's gguf-split keys), each with one tensor.
+    for no, (name, values) in enumerate((("first", [1.0, 2.0]), ("second", [3.0, 4.0, 5.0]))):
+        split = [("split.no", UINT16, no), ("split.count", UINT16, 2), ("split.tensors.count", INT32, 2)]
+        write(os.path.join(DATA, "gguf_split-%05d-of-00002.gguf" % (no + 1)),
+              gguf_bytes(split, [tensor(name, F32, np.array(values))[0]]))
+
     # Fuzzer seeds: small files (the fuzzer reads tensors of files under 2048 bytes back).
     os.makedirs(SEEDS, exist_ok=True)
     small = [tensor("f32", F32, rng.standard_normal(3))[0], tensor("f16", F16, rng.standard_normal(2))[0],
