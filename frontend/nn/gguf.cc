@@ -89,7 +89,7 @@ std::optional<DType> NativeDType(GGMLType type) {
 // A little-endian cursor over the header; every read is bounds-checked and a short file names the field.
 class HeaderReader {
  public:
-  HeaderReader(const std::string& path, const MappedFile& file) : path_(path), file_(file) {}
+  HeaderReader(const std::string& path, const MappedFile& file) : path_(path), file_(file), budget_(LoadBudgetBytes()) {}
 
   [[noreturn]] void Fail(const std::string& what) const {
     throw Error("gguf_read: " + path_ + " is not a valid GGUF file: " + what);
@@ -113,7 +113,7 @@ class HeaderReader {
     if (n > left())
       Fail(field + " is a string of " + std::to_string(n) + " bytes at offset " + std::to_string(pos_) + ", past the end of the " +
            std::to_string(file_.size()) + "-byte file");
-    CheckLoadBudget(Where(), field + " (a string)", n);
+    if (n > budget_) CheckLoadBudget(Where(), field + " (a string)", n);  // a vocabulary is 10^5 strings: no text when fine
     std::string s(reinterpret_cast<const char*>(file_.data() + pos_), n);
     pos_ += n;
     return s;
@@ -189,8 +189,12 @@ class HeaderReader {
     CheckLoadBudget(Where(), field + " (an array of " + std::to_string(count) + " elements)", count * sizeof(GGUFValue));
     std::vector<GGUFValue> items;
     items.reserve(count);
-    for (uint64_t i = 0; i < count; ++i)
-      items.push_back(Value(element_type, field + "[" + std::to_string(i) + "]", depth + 1));
+    std::string element_field = field + "[";
+    for (uint64_t i = 0; i < count; ++i) {
+      element_field.resize(field.size() + 1);
+      element_field += std::to_string(i) + "]";
+      items.push_back(Value(element_type, element_field, depth + 1));
+    }
     GGUFValue v;
     v.type = GGUFValueType::kArray;
     v.element_type = element;
@@ -200,6 +204,7 @@ class HeaderReader {
 
   const std::string& path_;
   const MappedFile& file_;
+  uint64_t budget_;  // LoadBudgetBytes() once per file
   uint64_t pos_ = 0;
 };
 
