@@ -336,6 +336,25 @@ TEST(Gguf, EmptyTensorsLoad) {
   EXPECT_EQ(f.tensors.at("q").sum().item<float>(), 0.0f);
 }
 
+// The float16 scales decode exactly, subnormal, negative, largest and infinite ones included: with the
+// device's float16 where it has one, with integer ops where it does not (OpenCL on PoCL).
+TEST(Gguf, HalfScalesDecodeExactly) {
+  const std::vector<uint16_t> scales = {0x0001, 0x83ff, 0x8400, 0x3c00, 0x7bff, 0x7c00, 0xfc00, 0x0000};
+  std::vector<uint16_t> words;
+  for (uint16_t d : scales) {
+    words.push_back(d);
+    words.insert(words.end(), 16, 0x0101);  // 32 quants of 1
+  }
+  Tensor blocks = Tensor::from_vector<uint16_t>(words, Shape{static_cast<int64_t>(scales.size()), 17});
+  std::vector<float> got = ggml_dequantize(blocks, GGMLType::kQ8_0, {static_cast<int64_t>(scales.size()), 32}).to_vector<float>();
+  const float want[] = {std::ldexp(1.0f, -24), -std::ldexp(1023.0f, -24), -std::ldexp(1.0f, -14), 1.0f, 65504.0f,
+                        INFINITY, -INFINITY, 0.0f};
+  for (size_t i = 0; i < scales.size(); ++i) {
+    EXPECT_EQ(got[i * 32], want[i]) << "scale bits " << scales[i];
+    EXPECT_EQ(got[i * 32 + 31], want[i]) << "scale bits " << scales[i];
+  }
+}
+
 TEST(Gguf, DequantizeRefusesWhatIsNotQuantizedBlocks) {
   Tensor blocks = Tensor::zeros({2, 17}).cast(dtypes::uint16);
   EXPECT_THROW(ggml_dequantize(blocks, GGMLType::kF32, {64}), Error);
