@@ -156,6 +156,28 @@ TEST(Safetensors, ReadsBytesOnlyWhenRealized) {
   EXPECT_THAT(sd.at("x").to_vector<float>(), ElementsAre(1, 2, 3));
 }
 
+// A zero-element tensor has no bytes to read and no device memory: it loads, reads empty and saves
+// back, also after an earlier load's tensors were dropped unread (their loads are still registered).
+TEST(Safetensors, ZeroElementTensorsLoadReadAndSave) {
+  std::string empty = TempPath("empty.safetensors"), full = TempPath("full.safetensors");
+  WriteFile(empty, Safetensors(R"({"e":{"dtype":"F32","shape":[0,3],"data_offsets":[0,0]}})"));
+  WriteFile(full, Safetensors(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                              std::string("\0\0\x80\x3f\0\0\0\x40", 8)));
+  for (int i = 0; i < 16; ++i) {
+    { StateDict dropped = safe_load(full); }
+    StateDict sd = safe_load(empty);
+    EXPECT_EQ(sd.at("e").shape(), (Shape{0, 3}));
+    EXPECT_TRUE(sd.at("e").to_vector<float>().empty());
+    EXPECT_THAT(safe_load(full).at("x").to_vector<float>(), ElementsAre(1, 2));
+  }
+  std::string saved = TempPath("empty_saved.safetensors");
+  safe_save({{"e", safe_load(empty).at("e")}, {"z", Tensor::zeros({4, 0})}}, saved);
+  StateDict back = safe_load(saved);
+  EXPECT_EQ(back.at("e").shape(), (Shape{0, 3}));
+  EXPECT_EQ(back.at("z").shape(), (Shape{4, 0}));
+  EXPECT_TRUE(back.at("z").to_bytes().empty());
+}
+
 TEST(Safetensors, MalformedFilesAreNamedErrors) {
   const std::string f32 = R"("dtype":"F32","shape":[2],"data_offsets":)";
   EXPECT_THAT(LoadError("abc"), HasSubstr("fewer than the 8-byte"));
