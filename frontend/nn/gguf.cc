@@ -400,16 +400,12 @@ void LoadTensors(const std::string& path, const std::shared_ptr<MappedFile>& fil
     // The callback holds the mapping: it stays valid until the tensor is read or dropped.
     auto fill = [file, src, n = t.nbytes](void* dst, size_t bytes) { std::memcpy(dst, src, std::min<size_t>(n, bytes)); };
     GGMLLayout layout = *ggml_layout(static_cast<uint32_t>(t.type));
-    // Nothing to read for an empty tensor (and a 0-element loader has no device buffer to fill).
-    auto lazy = [&](const Shape& shape, DType dtype) {
-      return t.nbytes == 0 ? Tensor::zeros(shape, dtype, device) : Tensor::from_loader(shape, dtype, fill, device);
-    };
     if (std::optional<DType> dtype = NativeDType(t.type)) {
-      out.tensors.emplace(t.name, lazy(t.shape, *dtype));
+      out.tensors.emplace(t.name, Tensor::from_loader(t.shape, *dtype, std::move(fill), device));
       continue;
     }
     int64_t n_blocks = static_cast<int64_t>(t.nbytes) / layout.block_bytes;
-    Tensor blocks = lazy({n_blocks, layout.block_bytes / 2}, dtypes::uint16);
+    Tensor blocks = Tensor::from_loader({n_blocks, layout.block_bytes / 2}, dtypes::uint16, std::move(fill), device);
     out.blocks.emplace(t.name, blocks);
     out.tensors.emplace(t.name, ggml_dequantize(blocks, t.type, t.shape));
   }
