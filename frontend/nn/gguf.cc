@@ -3,13 +3,7 @@
 // against the data section, so a malformed file is a tg::Error and never an out-of-bounds read.
 #include "frontend/nn/gguf.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -17,47 +11,13 @@
 #include <utility>
 
 #include "frontend/load_budget.h"
+#include "frontend/nn/mapped_file.h"
 
 namespace tg::nn {
 namespace {
 
 constexpr int kMaxArrayDepth = 8;  // arrays of arrays; GGUF writers nest one deep
 constexpr uint32_t kMaxDims = 4;   // GGML_MAX_DIMS
-
-// A read-only mapping of a whole file, unmapped when the last tensor reading from it goes.
-class MappedFile {
- public:
-  static std::shared_ptr<MappedFile> Open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("gguf_load: cannot open " + path + ": " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error("gguf_load: " + path + " is not a regular file");
-    }
-    auto file = std::shared_ptr<MappedFile>(new MappedFile(static_cast<size_t>(st.st_size)));
-    if (file->size_ > 0) {
-      void* p = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        ::close(fd);
-        throw Error("gguf_load: cannot map " + path + ": " + std::strerror(errno));
-      }
-      file->data_ = static_cast<const unsigned char*>(p);
-    }
-    ::close(fd);  // the mapping keeps the file's pages reachable
-    return file;
-  }
-  ~MappedFile() {
-    if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
-  }
-  const unsigned char* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  explicit MappedFile(size_t size) : size_(size) {}
-  const unsigned char* data_ = nullptr;
-  size_t size_;
-};
 
 // The fewest bytes one value of |type| takes in a file: what bounds an array's declared count.
 uint64_t MinEncodedBytes(GGUFValueType type) {
@@ -386,7 +346,7 @@ const GGUFValue& GGUFHeader::at(const std::string& key) const {
   return it->second;
 }
 
-GGUFHeader gguf_read(const std::string& path) { return ParseHeader(path, *MappedFile::Open(path)); }
+GGUFHeader gguf_read(const std::string& path) { return ParseHeader(path, *MappedFile::Open(path, "gguf_load")); }
 
 namespace {
 
@@ -436,12 +396,12 @@ std::vector<std::string> SplitPaths(const std::string& path, const GGUFHeader& h
 }  // namespace
 
 GGUFFile gguf_load(const std::string& path, std::string_view device) {
-  std::shared_ptr<MappedFile> file = MappedFile::Open(path);
+  std::shared_ptr<MappedFile> file = MappedFile::Open(path, "gguf_load");
   GGUFFile out{ParseHeader(path, *file), {}, {}};
   LoadTensors(path, file, out.header, device, out);
   std::vector<std::string> parts = SplitPaths(path, out.header);
   for (size_t i = 1; i < parts.size(); ++i) {
-    std::shared_ptr<MappedFile> part = MappedFile::Open(parts[i]);
+    std::shared_ptr<MappedFile> part = MappedFile::Open(parts[i], "gguf_load");
     GGUFHeader header = ParseHeader(parts[i], *part);
     LoadTensors(parts[i], part, header, device, out);
     out.header.tensors.insert(out.header.tensors.end(), header.tensors.begin(), header.tensors.end());
