@@ -1,40 +1,24 @@
 // Fuzz target: the GGUF header, metadata and tensor table (frontend/nn/gguf.cc). Any file either loads or
 // throws tg::Error; gguf_read agrees with gguf_load on which files are valid; the bytes of small files'
 // tensors (quantized ones as their raw blocks) read back.
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "frontend/nn/gguf.h"
-
-namespace {
-
-const std::string& Path() {  // one file per process, rewritten for each input
-  static const std::string path = [] {
-    const char* dir = std::getenv("TEST_TMPDIR");
-    return std::string(dir ? dir : "/tmp") + "/tg_gguf_fuzz_" + std::to_string(getpid()) + ".gguf";
-  }();
-  return path;
-}
-
-}  // namespace
+#include "tests/fuzzers/input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  FILE* f = std::fopen(Path().c_str(), "wb");
-  if (!f) std::abort();
-  if (size && std::fwrite(data, 1, size, f) != size) std::abort();
-  std::fclose(f);
+  static const tg::fuzz::InputFile input("gguf", ".gguf");
+  const std::string& path = input.Write(data, size);
   bool read_ok = true, load_ok = true, split = false;
   try {
-    split = tg::nn::gguf_read(Path()).metadata.count("split.count") > 0;
+    split = tg::nn::gguf_read(path).metadata.count("split.count") > 0;
   } catch (const tg::Error&) {
     read_ok = false;
   }
   try {
-    tg::nn::GGUFFile file = tg::nn::gguf_load(Path(), "CPU");
+    tg::nn::GGUFFile file = tg::nn::gguf_load(path, "CPU");
     // Every byte range the table declares is copied out of the mapping (what ASan watches); the
     // dequantize expressions are tested by tests/nn/gguf_test.cc, and compiling their kernels per input
     // would cost this target most of its speed. Only small files: each read is a device copy.

@@ -15,46 +15,23 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/scoped_env.h"
+#include "tests/nn/file_util.h"
 
 namespace tg::nn {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::tg::testing::Bf16Values;
+using ::tg::testing::ReadFile;
+using ::tg::testing::TempPath;
+using ::tg::testing::WriteFile;
 
 constexpr const char* kTypesFile = "tests/nn/data/gguf_types.gguf";
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
 
 const nlohmann::json& Reference() {
   static const nlohmann::json j = nlohmann::json::parse(ReadFile("tests/nn/data/gguf_types.json"));
   return j;
-}
-
-std::vector<float> Bf16Values(const Tensor& t) {
-  std::vector<unsigned char> bytes = t.to_bytes();
-  std::vector<float> out;
-  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
-    uint32_t u = (static_cast<uint32_t>(bytes[i + 1]) << 24) | (static_cast<uint32_t>(bytes[i]) << 16);
-    float f;
-    std::memcpy(&f, &u, 4);
-    out.push_back(f);
-  }
-  return out;
 }
 
 // float16 bits decoded on the host: devices without float16 (PoCL without cl_khr_fp16) cannot cast them.

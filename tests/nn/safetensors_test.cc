@@ -10,28 +10,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/scoped_env.h"
+#include "tests/nn/file_util.h"
 
 namespace tg::nn {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using ::tg::testing::Bf16Values;
+using ::tg::testing::ReadFile;
+using ::tg::testing::TempPath;
+using ::tg::testing::WriteFile;
 
 // A file of |header| (JSON text) and |data|, with the length prefix.
 std::string Safetensors(const std::string& header, const std::string& data = "") {
@@ -40,8 +29,7 @@ std::string Safetensors(const std::string& header, const std::string& data = "")
   return out + header + data;
 }
 
-// bfloat16 tensors built and read through their bits: the CPU renderer cannot cast bf16 with gcc 12
-// (no __bf16), and these tests are about the file format, not the cast.
+// bfloat16 tensors built through their bits, as Bf16Values reads them (tests/nn/file_util.h says why).
 Tensor Bf16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
   for (float v : values) {
@@ -51,18 +39,6 @@ Tensor Bf16(const std::vector<float>& values) {
   }
   return Tensor::from_loader({static_cast<int64_t>(bits.size())}, dtypes::bfloat16,
                              [bits](void* dst, size_t n) { std::memcpy(dst, bits.data(), n); });
-}
-
-std::vector<float> Bf16Values(const Tensor& t) {
-  std::vector<unsigned char> bytes = t.to_bytes();
-  std::vector<float> out;
-  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
-    uint32_t u = (static_cast<uint32_t>(bytes[i + 1]) << 24) | (static_cast<uint32_t>(bytes[i]) << 16);
-    float f;
-    std::memcpy(&f, &u, 4);
-    out.push_back(f);
-  }
-  return out;
 }
 
 std::string LoadError(const std::string& bytes) {
