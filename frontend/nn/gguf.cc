@@ -380,7 +380,7 @@ std::vector<std::string> SplitPaths(const std::string& path, const GGUFHeader& h
   auto no = header.metadata.find("split.no");
   if (no != header.metadata.end() && no->second.as_int() != 0)
     throw Error("gguf_load: " + path + " is part " + std::to_string(no->second.as_int() + 1) + " of a split model; load part 1");
-  char suffix[32];
+  char suffix[64];  // room for any two int64 counts: no truncation, no -Wformat-truncation
   std::snprintf(suffix, sizeof suffix, "-00001-of-%05lld.gguf", static_cast<long long>(n));
   if (n > 99999 || path.size() < std::strlen(suffix) || path.compare(path.size() - std::strlen(suffix), std::string::npos, suffix) != 0)
     throw Error("gguf_load: " + path + " declares split.count " + std::to_string(n) + "; its path must end in " + suffix);
