@@ -58,14 +58,16 @@ class PendingLoads {
   bool Empty() const { return count_.load() == 0; }
 
  private:
-  // Removes and returns the loads of the BUFFER nodes in |nodes|; |count_| still counts them.
+  // Removes and returns the loads of the BUFFER nodes in |nodes|; |count_| still counts them. An entry
+  // is keyed by its node's address, which a node made after that one died may have again: such a node
+  // is alive (|nodes| holds it) while the entry's is expired, so the entry is dropped, never filled.
   std::vector<std::pair<UOpRef, PendingLoad>> Take(const std::vector<UOpRef>& nodes) {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<std::pair<UOpRef, PendingLoad>> taken;
     for (const UOpRef& n : nodes) {
       auto it = pending_.find(n.get());
       if (it == pending_.end()) continue;
-      taken.emplace_back(n, std::move(it->second));
+      if (it->second.buffer.lock() == n) taken.emplace_back(n, std::move(it->second));
       pending_.erase(it);
     }
     return taken;

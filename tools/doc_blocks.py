@@ -13,7 +13,8 @@ happens to it (the convention is described in docs/README.md):
   <!-- doc-test: given                  code run before the block, in the same function, for names the
   tg::Tensor x = tg::Tensor::ones({2});  block uses but does not define
   -->
-  A `given` comment may follow `compile-only` on its first line (`<!-- doc-test: compile-only given`).
+  A `given` comment may follow `compile-only` on its first line (`<!-- doc-test: compile-only given`), and
+  a reason in parentheses any marker (`<!-- doc-test: compile-only (needs a model file) -->`).
 """
 import argparse
 import os
@@ -22,6 +23,7 @@ import sys
 
 FENCE = re.compile(r"^```(\S*)\s*$")
 MARKER = re.compile(r"^<!--\s*doc-test:\s*(.*?)\s*(-->)?\s*$")
+REASON = re.compile(r"\(.+\)")
 
 
 class Block:
@@ -49,11 +51,13 @@ def parse_marker(lines, i, path):
         m = MARKER.match(lines[start].strip()) if start >= 0 else None
         if m is None:
             return "run", [], 0
-        words = m.group(1).split()
+        # A reason in parentheses may follow any marker (docs/README.md); only `skip` requires one.
+        reason = REASON.search(m.group(1))
+        words = REASON.sub(" ", m.group(1)).split()
         mode, given = "run", []
         if words and words[0] in ("compile-only", "skip", "run"):
             mode = words.pop(0)
-        if mode == "skip" and not re.search(r"\(.+\)", m.group(1)):
+        if mode == "skip" and not reason:
             sys.exit(f"{path}:{start + 1}: `doc-test: skip` needs a reason in parentheses")
         if words and words[0] == "given":
             given = lines[start + 1:j] if start != j else []

@@ -1,11 +1,13 @@
 // tg::nn, all of it: #include "frontend/nn/nn.h", Bazel target //frontend/nn. Layers, parameters(),
-// tg::Training, optimizers, schedules, state dicts and safetensors, on top of tg::Tensor (docs/architecture.md).
+// tg::Training, optimizers, schedules, state dicts, safetensors and GGUF files (with their ggml
+// dequantization), on top of tg::Tensor (docs/architecture.md).
 #ifndef TG_FRONTEND_NN_NN_H_
 #define TG_FRONTEND_NN_NN_H_
 
 #include "frontend/nn/conv.h"
 #include "frontend/nn/dropout.h"
 #include "frontend/nn/embedding.h"
+#include "frontend/nn/gguf.h"
 #include "frontend/nn/gru.h"
 #include "frontend/nn/linear.h"
 #include "frontend/nn/lr_scheduler.h"
@@ -14,6 +16,7 @@
 #include "frontend/nn/module.h"
 #include "frontend/nn/norm.h"
 #include "frontend/nn/optim.h"
+#include "frontend/nn/quant.h"
 #include "frontend/nn/recurrent.h"
 #include "frontend/nn/rnn.h"
 #include "frontend/nn/safetensors.h"

@@ -2,11 +2,6 @@
 // touched, so a malformed file is a tg::Error and never an out-of-bounds read.
 #include "frontend/nn/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -19,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/load_budget.h"
+#include "frontend/nn/mapped_file.h"
 
 namespace tg::nn {
 namespace {
@@ -33,41 +29,6 @@ constexpr std::pair<const char*, DType> kDTypes[] = {
 constexpr const char* kAllowedDTypes = "BOOL U8 I8 U16 I16 U32 I32 U64 I64 F16 BF16 F32 F64";
 constexpr int kMaxJsonDepth = 16;                   // the format nests 3 deep; deeper is an attack
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;  // the reference implementation's limit
-
-// A read-only mapping of a whole file, unmapped when the last tensor reading from it goes.
-class MappedFile {
- public:
-  static std::shared_ptr<MappedFile> Open(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error("safe_load: cannot open " + path + ": " + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error("safe_load: " + path + " is not a regular file");
-    }
-    auto file = std::shared_ptr<MappedFile>(new MappedFile(static_cast<size_t>(st.st_size)));
-    if (file->size_ > 0) {
-      void* p = ::mmap(nullptr, file->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        ::close(fd);
-        throw Error("safe_load: cannot map " + path + ": " + std::strerror(errno));
-      }
-      file->data_ = static_cast<const unsigned char*>(p);
-    }
-    ::close(fd);  // the mapping keeps the file's pages reachable
-    return file;
-  }
-  ~MappedFile() {
-    if (data_) ::munmap(const_cast<unsigned char*>(data_), size_);
-  }
-  const unsigned char* data() const { return data_; }
-  size_t size() const { return size_; }
-
- private:
-  explicit MappedFile(size_t size) : size_(size) {}
-  const unsigned char* data_ = nullptr;
-  size_t size_;
-};
 
 struct Entry {
   std::string name;
@@ -204,7 +165,7 @@ Header ParseHeader(const std::string& path, const MappedFile& file) {
 }  // namespace
 
 StateDict safe_load(const std::string& path, std::string_view device) {
-  std::shared_ptr<MappedFile> file = MappedFile::Open(path);
+  std::shared_ptr<MappedFile> file = MappedFile::Open(path, "safe_load");
   Header header = ParseHeader(path, *file);
   StateDict out;
   for (const Entry& e : header.entries) {
@@ -219,7 +180,7 @@ StateDict safe_load(const std::string& path, std::string_view device) {
 }
 
 std::map<std::string, std::string> safe_load_metadata(const std::string& path) {
-  return ParseHeader(path, *MappedFile::Open(path)).metadata;
+  return ParseHeader(path, *MappedFile::Open(path, "safe_load")).metadata;
 }
 
 void safe_save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {

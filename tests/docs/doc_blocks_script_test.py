@@ -87,6 +87,21 @@ class DocBlocksTest(unittest.TestCase):
         self.assertIsNone(cc)
         self.assertIn("needs a reason", err)
 
+    def test_a_reason_may_follow_any_marker(self):
+        cc, err = generate("<!-- doc-test: compile-only (needs a model file) -->\n```cpp\nint a = 1;\n```\n\n"
+                           "<!-- doc-test: run (cheap) -->\n```cpp\nint b = 2;\n```\n\n"
+                           "<!-- doc-test: given (c is made here)\nint c = 3;\n-->\n```cpp\nint d = c;\n```\n\n"
+                           "<!-- doc-test: compile-only (why) given\nint e = 4;\n-->\n```cpp\nint f = e;\n```\n")
+        self.assertIsNotNone(cc, err)
+        self.assertLess(cc.index("int c = 3;"), cc.index("int d = c;"))
+        self.assertLess(cc.index("int e = 4;"), cc.index("int f = e;"))
+        self.assertIn("2 blocks ran, 2 compile-only", cc)
+
+    def test_a_reason_does_not_excuse_an_unknown_marker(self):
+        cc, err = generate("<!-- doc-test: compile-olny (needs a model file) -->\n```cpp\nx;\n```\n")
+        self.assertIsNone(cc)
+        self.assertIn("unknown doc-test marker", err)
+
     def test_unknown_marker_is_an_error(self):
         cc, err = generate("<!-- doc-test: compile-olny -->\n```cpp\nx;\n```\n")
         self.assertIsNone(cc)

@@ -1,39 +1,23 @@
 // Fuzz target: safetensors header and offsets (frontend/nn/safetensors.cc). Any file either loads or throws
 // tg::Error; the metadata reader agrees with the loader on which files are valid; small tensors read back.
-#include <unistd.h>
-
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
 #include "frontend/nn/nn.h"
-
-namespace {
-
-const std::string& Path() {  // one file per process, rewritten for each input
-  static const std::string path = [] {
-    const char* dir = std::getenv("TEST_TMPDIR");
-    return std::string(dir ? dir : "/tmp") + "/tg_safetensors_fuzz_" + std::to_string(getpid()) + ".safetensors";
-  }();
-  return path;
-}
-
-}  // namespace
+#include "tests/fuzzers/input_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  FILE* f = std::fopen(Path().c_str(), "wb");
-  if (!f) std::abort();
-  if (size && std::fwrite(data, 1, size, f) != size) std::abort();
-  std::fclose(f);
+  static const tg::fuzz::InputFile input("safetensors", ".safetensors");
+  const std::string& path = input.Write(data, size);
   bool meta_ok = true, load_ok = true;
   try {
-    tg::nn::safe_load_metadata(Path());
+    tg::nn::safe_load_metadata(path);
   } catch (const tg::Error&) {
     meta_ok = false;
   }
   try {
-    tg::nn::StateDict sd = tg::nn::safe_load(Path(), "CPU");
+    tg::nn::StateDict sd = tg::nn::safe_load(path, "CPU");
     // Reading goes through a device copy (slow): only for small files, which is what the fuzzer makes.
     if (size < 2048)
       for (auto& [name, t] : sd) (void)t.to_bytes();

@@ -10,28 +10,17 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/frontend/scoped_env.h"
+#include "tests/nn/file_util.h"
 
 namespace tg::nn {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+using ::tg::testing::Bf16Values;
+using ::tg::testing::ReadFile;
+using ::tg::testing::TempPath;
+using ::tg::testing::WriteFile;
 
 // A file of |header| (JSON text) and |data|, with the length prefix.
 std::string Safetensors(const std::string& header, const std::string& data = "") {
@@ -40,8 +29,7 @@ std::string Safetensors(const std::string& header, const std::string& data = "")
   return out + header + data;
 }
 
-// bfloat16 tensors built and read through their bits: the CPU renderer cannot cast bf16 with gcc 12
-// (no __bf16), and these tests are about the file format, not the cast.
+// bfloat16 tensors built through their bits, as Bf16Values reads them (tests/nn/file_util.h says why).
 Tensor Bf16(const std::vector<float>& values) {
   std::vector<uint16_t> bits;
   for (float v : values) {
@@ -51,18 +39,6 @@ Tensor Bf16(const std::vector<float>& values) {
   }
   return Tensor::from_loader({static_cast<int64_t>(bits.size())}, dtypes::bfloat16,
                              [bits](void* dst, size_t n) { std::memcpy(dst, bits.data(), n); });
-}
-
-std::vector<float> Bf16Values(const Tensor& t) {
-  std::vector<unsigned char> bytes = t.to_bytes();
-  std::vector<float> out;
-  for (size_t i = 0; i + 1 < bytes.size(); i += 2) {
-    uint32_t u = (static_cast<uint32_t>(bytes[i + 1]) << 24) | (static_cast<uint32_t>(bytes[i]) << 16);
-    float f;
-    std::memcpy(&f, &u, 4);
-    out.push_back(f);
-  }
-  return out;
 }
 
 std::string LoadError(const std::string& bytes) {
@@ -154,6 +130,28 @@ TEST(Safetensors, ReadsBytesOnlyWhenRealized) {
   StateDict sd = safe_load(path);
   std::remove(path.c_str());
   EXPECT_THAT(sd.at("x").to_vector<float>(), ElementsAre(1, 2, 3));
+}
+
+// A zero-element tensor has no bytes to read and no device memory: it loads, reads empty and saves
+// back, also after an earlier load's tensors were dropped unread (their loads are still registered).
+TEST(Safetensors, ZeroElementTensorsLoadReadAndSave) {
+  std::string empty = TempPath("empty.safetensors"), full = TempPath("full.safetensors");
+  WriteFile(empty, Safetensors(R"({"e":{"dtype":"F32","shape":[0,3],"data_offsets":[0,0]}})"));
+  WriteFile(full, Safetensors(R"({"x":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+                              std::string("\0\0\x80\x3f\0\0\0\x40", 8)));
+  for (int i = 0; i < 16; ++i) {
+    { StateDict dropped = safe_load(full); }
+    StateDict sd = safe_load(empty);
+    EXPECT_EQ(sd.at("e").shape(), (Shape{0, 3}));
+    EXPECT_TRUE(sd.at("e").to_vector<float>().empty());
+    EXPECT_THAT(safe_load(full).at("x").to_vector<float>(), ElementsAre(1, 2));
+  }
+  std::string saved = TempPath("empty_saved.safetensors");
+  safe_save({{"e", safe_load(empty).at("e")}, {"z", Tensor::zeros({4, 0})}}, saved);
+  StateDict back = safe_load(saved);
+  EXPECT_EQ(back.at("e").shape(), (Shape{0, 3}));
+  EXPECT_EQ(back.at("z").shape(), (Shape{4, 0}));
+  EXPECT_TRUE(back.at("z").to_bytes().empty());
 }
 
 TEST(Safetensors, MalformedFilesAreNamedErrors) {
