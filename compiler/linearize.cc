@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/codegen/expander.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -168,7 +169,7 @@ class Linearizer {
     OpenLoops(loops, UOp::Sink(values));
     for (const UOpRef& v : values) Emit(v);
     for (size_t i = 0; i < group.size(); ++i) {
-      UOpRef updated = UOp::Make(group[i]->arg_as<ReduceArg>().op, group[i]->dtype(), {accs[i], values[i]});
+      UOpRef updated = CombineReduced(group[i]->arg_as<ReduceArg>().op, accs[i], values[i]);
       Push(updated);
       Push(UOp::Make(Ops::kAssign, group[i]->dtype(), {accs[i], updated}));
     }

@@ -12,7 +12,12 @@ UOpRef Lane(const UOpRef& u, const UOpRef& range, int64_t value) {
 
 }  // namespace
 
-UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b) { return UOp::Make(op, a->dtype(), {a, b}); }
+UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b) {
+  // Bools combine logically, as in tinygrad's symbolic rules: MAX and ADD are OR, MUL is AND. An
+  // ordered MAX is wrong on the C renderer's vector bools, whose true lanes are -1 (so -1 < 0).
+  if (a->dtype().is_bool()) op = op == Ops::kMul ? Ops::kAnd : Ops::kOr;
+  return UOp::Make(op, a->dtype(), {a, b});
+}
 
 UOpRef UnrollOutputAxis(const UOpRef& sink, const UOpRef& range) {
   int64_t extent = range->src(0)->const_int();

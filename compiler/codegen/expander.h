@@ -14,7 +14,7 @@ UOpRef UnrollOutputAxis(const UOpRef& sink, const UOpRef& range);
 // of |range|, with its own op, and no longer loops over |range|.
 UOpRef UnrollReduceAxis(const UOpRef& sink, const UOpRef& range);
 
-// The REDUCE op that combines two partial results: ADD, MUL or MAX.
+// Two partial results of a REDUCE combined with its op (ADD, MUL or MAX); bools with OR, or AND for MUL.
 UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b);
 
 }  // namespace tg::compiler

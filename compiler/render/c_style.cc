@@ -212,6 +212,9 @@ static std::string AsVector(const UOpRef& src, const std::string& x, const std::
   return IsVector(src) ? x : absl::StrCat("((", type, "){0}+", x, ")");
 }
 
+// A scalar bool as a lane of a mask vector: all-ones for true, as vector comparisons give and selects expect.
+static std::string MaskLane(const std::string& x) { return "(-(" + x + "))"; }
+
 std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
   std::string t = TypeName(u->dtype());
   auto select = [&](const std::string& mask, const UOpRef& x, const std::string& xs, const UOpRef& y,
@@ -296,7 +299,11 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kEnd: --depth; line("}"); break;
       case Ops::kDefineAcc: {
         std::string var = absl::StrCat("acc", u->arg_as<int64_t>());
-        std::string init = IsVector(u) ? AsVector(u->src(0), of(u->src(0)), TypeName(u->dtype())) : of(u->src(0));
+        // A vector accumulator starts from its scalar identity in every lane; a bool's true is the mask's -1.
+        const UOpRef& identity = u->src(0);
+        std::string init = of(identity);
+        if (IsVector(u) && !IsVector(identity))
+          init = AsVector(identity, u->dtype().is_bool() ? MaskLane(init) : init, TypeName(u->dtype()));
         line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", init, ";"));
         expr[u.get()] = var;
         acc_of_reduce[u->src(1).get()] = var;
@@ -310,8 +317,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
         break;
       case Ops::kVectorize: {
         std::vector<std::string> lanes;
-        // Mask lanes are all-ones for true (what vector comparisons give and selects expect).
-        for (const UOpRef& l : u->src()) lanes.push_back(u->dtype().is_bool() ? "-(" + of(l) + ")" : of(l));
+        for (const UOpRef& l : u->src()) lanes.push_back(u->dtype().is_bool() ? MaskLane(of(l)) : of(l));
         std::string value = absl::StrCat("((", TypeName(u->dtype()), "){", absl::StrJoin(lanes, ","), "})");
         if (info.uses[u.get()] > 1 || info.used_deeper[u.get()]) declare(u, "vec", value);
         else expr[u.get()] = value;
