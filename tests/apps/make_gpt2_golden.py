@@ -7,13 +7,14 @@ and the ids GPT-2's tokenizer algorithm gives for a few strings.
 Run: /usr/bin/python3 tests/apps/make_gpt2_golden.py (Debian's python3-torch; no transformers package:
 the forward below is GPT2Model's, written out by hand).
 """
-import collections
 import json
 import os
 import re
 import struct
 
 import torch
+
+from bpe_reference import bytes_to_unicode, learn_merges
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -26,43 +27,9 @@ TRAIN_TEXT = ("The quick brown fox jumps over the lazy dog. The dog sleeps; the 
 CASES = ["The fox jumps.", "they'll see the dog's 2024 den", "  two  spaces\n\nand lines ", "xyz!? 123abc"]
 
 
-def bytes_to_unicode():
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
-def learn_merges(text, count):
+def learn_merges_from_text(text, count):
     b2u = bytes_to_unicode()
-    words = collections.Counter(tuple(b2u[b] for b in w.encode()) for w in PATTERN.findall(text))
-    merges = []
-    for _ in range(count):
-        pairs = collections.Counter()
-        for w, c in words.items():
-            for a, b in zip(w, w[1:]):
-                pairs[a, b] += c
-        if not pairs:
-            break
-        best = max(pairs, key=lambda p: (pairs[p], p))
-        merges.append(best)
-        new = collections.Counter()
-        for w, c in words.items():
-            out, i = [], 0
-            while i < len(w):
-                if i + 1 < len(w) and (w[i], w[i + 1]) == best:
-                    out.append(w[i] + w[i + 1])
-                    i += 2
-                else:
-                    out.append(w[i])
-                    i += 1
-            new[tuple(out)] += c
-        words = new
-    return merges
+    return learn_merges((tuple(b2u[b] for b in w.encode()) for w in PATTERN.findall(text)), count)
 
 
 def encode(text, vocab, merges):
@@ -141,7 +108,7 @@ def save_safetensors(tensors, path):
 def main():
     os.makedirs(DATA, exist_ok=True)
     b2u = bytes_to_unicode()
-    merges = learn_merges(TRAIN_TEXT, MERGES)
+    merges = learn_merges_from_text(TRAIN_TEXT, MERGES)
     tokens = [b2u[b] for b in range(256)] + [a + b for a, b in merges]
     vocab = {t: i for i, t in enumerate(tokens)}
     with open(os.path.join(DATA, "vocab.json"), "w", encoding="utf-8") as f:

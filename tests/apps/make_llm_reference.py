@@ -17,7 +17,6 @@ Run: /usr/bin/python3 tests/apps/make_llm_reference.py (Debian's python3-torch; 
 or tokenizers package here, so the forward below is LlamaModel/Qwen2Model's written out with torch ops,
 and the tokenizers are HF tokenizers' BPE algorithm written out in Python).
 """
-import collections
 import json
 import math
 import os
@@ -25,6 +24,8 @@ import re
 import struct
 
 import torch
+
+from bpe_reference import bytes_to_unicode, learn_merges, merge_word
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -47,47 +48,8 @@ QWEN2_PY = re.compile(
     f"[{S}]+(?![^{S}])|[{S}]+")
 
 
-def bytes_to_unicode():
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
-    cs, n = bs[:], 0
-    for b in range(256):
-        if b not in bs:
-            bs.append(b)
-            cs.append(256 + n)
-            n += 1
-    return dict(zip(bs, map(chr, cs)))
-
-
 B2U = bytes_to_unicode()
 U2B = {u: b for b, u in B2U.items()}
-
-
-def merge_word(word, ranks):
-    """HF tokenizers' BPE merge loop: the lowest-ranked adjacent pair first, leftmost on ties."""
-    word = list(word)
-    while len(word) > 1:
-        best = min(range(len(word) - 1), key=lambda i: (ranks.get((word[i], word[i + 1]), math.inf), i))
-        if (word[best], word[best + 1]) not in ranks:
-            break
-        word[best:best + 2] = [word[best] + word[best + 1]]
-    return word
-
-
-def learn_merges(words, count):
-    words = collections.Counter(words)
-    merges = []
-    for _ in range(count):
-        pairs = collections.Counter()
-        for w, c in words.items():
-            for a, b in zip(w, w[1:]):
-                pairs[a, b] += c
-        if not pairs:
-            break
-        best = max(pairs, key=lambda p: (pairs[p], p))
-        merges.append(best)
-        ranks = {best: 0}
-        words = collections.Counter({tuple(merge_word(w, ranks)): c for w, c in words.items()})
-    return merges
 
 
 def split_added(text, added):
