@@ -12,13 +12,14 @@
 #include "frontend/nn/nn.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/frontend/expect_error.h"
 
 namespace tg::nn {
 namespace {
 
 using Json = nlohmann::json;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using tg::testing::ExpectErrorContaining;
 
 const Json& Golden() {
   static const Json* golden = [] {
@@ -164,46 +165,37 @@ TEST(Recurrent, DropoutActsBetweenLayersOnlyWhileTraining) {
   EXPECT_NE(gru(x).output.to_vector<float>(), a);
 }
 
-void ExpectError(const std::function<void()>& f, const std::string& part) {
-  try {
-    f();
-    FAIL() << "no error; wanted one saying " << part;
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(part));
-  }
-}
-
 TEST(RecurrentErrors, InputOfTheWrongRank) {
   LSTM lstm(3, 4);
-  ExpectError([&] { lstm(Tensor::randn({2, 2, 2, 3})); }, "input must be (seq, batch, input_size)");
-  ExpectError([&] { lstm(Tensor::randn({3})); }, "got (3)");
+  ExpectErrorContaining([&] { lstm(Tensor::randn({2, 2, 2, 3})); }, "input must be (seq, batch, input_size)");
+  ExpectErrorContaining([&] { lstm(Tensor::randn({3})); }, "got (3)");
 }
 
 TEST(RecurrentErrors, InputOfTheWrongFeatureSize) {
   GRU gru(3, 4, {.batch_first = true});
-  ExpectError([&] { gru(Tensor::randn({2, 5, 4})); }, "(batch, seq, input_size) with input_size 3");
+  ExpectErrorContaining([&] { gru(Tensor::randn({2, 5, 4})); }, "(batch, seq, input_size) with input_size 3");
 }
 
 TEST(RecurrentErrors, InitialStateOfTheWrongShape) {
   RNN rnn(3, 4, {.num_layers = 2});
   Tensor x = Tensor::randn({5, 2, 3});
-  ExpectError([&] { rnn(x, Tensor::zeros({1, 2, 4})); }, "h_0 must be (2, 2, 4)");
+  ExpectErrorContaining([&] { rnn(x, Tensor::zeros({1, 2, 4})); }, "h_0 must be (2, 2, 4)");
   LSTM lstm(3, 4, {.bidirectional = true});
-  ExpectError([&] { lstm(x, std::make_pair(Tensor::zeros({2, 2, 4}), Tensor::zeros({2, 3, 4}))); },
+  ExpectErrorContaining([&] { lstm(x, std::make_pair(Tensor::zeros({2, 2, 4}), Tensor::zeros({2, 3, 4}))); },
               "c_0 must be (2, 2, 4)");
-  ExpectError([&] { lstm(Tensor::randn({5, 3}), std::make_pair(Tensor::zeros({2, 1, 4}), Tensor::zeros({2, 4}))); },
+  ExpectErrorContaining([&] { lstm(Tensor::randn({5, 3}), std::make_pair(Tensor::zeros({2, 1, 4}), Tensor::zeros({2, 4}))); },
               "h_0 must be (2, 4)");
 }
 
 TEST(RecurrentErrors, BadConstruction) {
-  ExpectError([] { RNN(3, 4, {}, "gelu"); }, "nonlinearity must be \"tanh\" or \"relu\"");
-  ExpectError([] { GRU(3, 4, {.num_layers = 0}); }, "num_layers must be at least 1");
-  ExpectError([] { LSTM(3, 0); }, "input_size and hidden_size must be at least 1");
-  ExpectError([] { LSTM(3, 4, {.dropout = 2}); }, "dropout must be in [0, 1]");
+  ExpectErrorContaining([] { RNN(3, 4, {}, "gelu"); }, "nonlinearity must be \"tanh\" or \"relu\"");
+  ExpectErrorContaining([] { GRU(3, 4, {.num_layers = 0}); }, "num_layers must be at least 1");
+  ExpectErrorContaining([] { LSTM(3, 0); }, "input_size and hidden_size must be at least 1");
+  ExpectErrorContaining([] { LSTM(3, 4, {.dropout = 2}); }, "dropout must be in [0, 1]");
 }
 
 TEST(RecurrentErrors, EmptySequence) {
-  ExpectError([] { GRU(3, 4)(Tensor::zeros({0, 2, 3})); }, "at least one step");
+  ExpectErrorContaining([] { GRU(3, 4)(Tensor::zeros({0, 2, 3})); }, "at least one step");
 }
 
 }  // namespace

@@ -9,12 +9,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/onnx/model_builder.h"
+#include "tests/frontend/expect_error.h"
 
 namespace tg {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using tg::testing::ExpectErrorContaining;
 using namespace tg::onnx_test;
 
 void StringAttr(::onnx::NodeProto& n, const std::string& name, const std::string& v) {
@@ -142,40 +143,31 @@ TEST(OnnxRnn, GruLinearBeforeReset) {
   EXPECT_THAT(final_h(1), ElementsAre(2.1875f));
 }
 
-void ExpectError(const std::function<void()>& f, const std::string& part) {
-  try {
-    f();
-    FAIL() << "no error; wanted one saying " << part;
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(part));
-  }
-}
-
 TEST(OnnxRnnErrors, UnsupportedActivationIsNamed) {
-  ExpectError([] { Sum([](auto& n) { n.mutable_attribute(1)->set_strings(0, "Gelu"); }, 1); },
+  ExpectErrorContaining([] { Sum([](auto& n) { n.mutable_attribute(1)->set_strings(0, "Gelu"); }, 1); },
               "activation \"Gelu\" is not supported");
 }
 
 TEST(OnnxRnnErrors, InputForgetIsRefused) {
   onnx::Model m = OneNode("LSTM", {"X", "W", "R"}, [](auto& n) { IntAttr(n, "hidden_size", 1), IntAttr(n, "input_forget", 1); });
-  ExpectError([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1, 1}, {1, 4, 1})}, {"R", F({1, 1, 1, 1}, {1, 4, 1})}}); },
+  ExpectErrorContaining([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1, 1}, {1, 4, 1})}, {"R", F({1, 1, 1, 1}, {1, 4, 1})}}); },
               "input_forget=1 is not supported");
 }
 
 TEST(OnnxRnnErrors, UnsupportedDirectionIsNamed) {
-  ExpectError([] { Sum([](auto& n) { StringAttr(n, "direction", "sideways"); }, 1); },
+  ExpectErrorContaining([] { Sum([](auto& n) { StringAttr(n, "direction", "sideways"); }, 1); },
               "direction \"sideways\" is not supported");
 }
 
 TEST(OnnxRnnErrors, ActivationCountMustFitTheCell) {
   onnx::Model m = OneNode("GRU", {"X", "W", "R"}, [](auto& n) { IntAttr(n, "hidden_size", 1), StringsAttr(n, "activations", {"Tanh"}); });
-  ExpectError([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1}, {1, 3, 1})}, {"R", F({1, 1, 1}, {1, 3, 1})}}); },
+  ExpectErrorContaining([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1}, {1, 3, 1})}, {"R", F({1, 1, 1}, {1, 3, 1})}}); },
               "GRU needs 2 per direction");
 }
 
 TEST(OnnxRnnErrors, InitialStateOfTheWrongShape) {
   onnx::Model m = OneNode("GRU", {"X", "W", "R", "", "", "initial_h"}, [](auto& n) { IntAttr(n, "hidden_size", 1); });
-  ExpectError([&] {
+  ExpectErrorContaining([&] {
     m.run({{"X", F({1, 2}, {1, 2, 1})}, {"W", F({1, 1, 1}, {1, 3, 1})}, {"R", F({1, 1, 1}, {1, 3, 1})},
            {"initial_h", F({0}, {1, 1, 1})}});
   }, "initial_h must be (1, 2, 1)");
@@ -183,9 +175,9 @@ TEST(OnnxRnnErrors, InitialStateOfTheWrongShape) {
 
 TEST(OnnxRnnErrors, WeightsOfTheWrongShape) {
   onnx::Model m = OneNode("LSTM", {"X", "W", "R"}, [](auto& n) { IntAttr(n, "hidden_size", 2); });
-  ExpectError([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1, 1}, {1, 4, 1})}, {"R", F({1}, {1, 1, 1})}}); },
+  ExpectErrorContaining([&] { m.run({{"X", F({1}, {1, 1, 1})}, {"W", F({1, 1, 1, 1}, {1, 4, 1})}, {"R", F({1}, {1, 1, 1})}}); },
               "W must be (1, 8, 1)");
-  ExpectError([&] { m.run({{"X", F({1}, {1, 1})}, {"W", F({1}, {1, 1})}, {"R", F({1}, {1, 1})}}); }, "X must be 3-D");
+  ExpectErrorContaining([&] { m.run({{"X", F({1}, {1, 1})}, {"W", F({1}, {1, 1})}, {"R", F({1}, {1, 1})}}); }, "X must be 3-D");
 }
 
 }  // namespace
