@@ -163,9 +163,17 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
   if (!model.contains("vocab") || !model["vocab"].is_object())
     throw Error(source + ": model.vocab is not an object of token -> id");
   LlmTokenizer t;
+  // Ids index a table, so a few bytes declaring one huge id would reserve gigabytes: an id must be
+  // below twice the number of entries plus 256 (room for the gaps real vocabularies leave).
+  const json added_tokens = j.value("added_tokens", json::array());
+  const size_t entries = model["vocab"].size() + (added_tokens.is_array() ? added_tokens.size() : 0);
+  const int64_t id_bound = 2 * static_cast<int64_t>(entries) + 256;
   auto add = [&](const std::string& token, const json& id_json) {
-    if (!id_json.is_number_integer() || id_json.get<int64_t>() < 0 || id_json.get<int64_t>() >= (1 << 30))
+    if (!id_json.is_number_integer() || id_json.get<int64_t>() < 0)
       throw Error(source + ": token \"" + token + "\" has id " + id_json.dump() + ", expected a non-negative integer");
+    if (id_json.get<int64_t>() >= id_bound)
+      throw Error(source + ": token \"" + token + "\" has id " + id_json.dump() + ", expected below " +
+                  std::to_string(id_bound) + " (twice the " + std::to_string(entries) + " entries plus 256)");
     int id = id_json.get<int>();
     if (static_cast<size_t>(id) >= t.tokens_.size()) t.tokens_.resize(id + 1), t.special_.resize(id + 1);
     if (!t.tokens_[id].empty() && t.tokens_[id] != token)
@@ -178,7 +186,7 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
     return id;
   };
   for (const auto& [token, id] : model["vocab"].items()) add(token, id);
-  for (const json& a : j.value("added_tokens", json::array())) {
+  for (const json& a : added_tokens) {
     if (!a.is_object() || !a.contains("content") || !a["content"].is_string() || !a.contains("id"))
       throw Error(source + ": added token " + a.dump() + " lacks \"id\" or \"content\"");
     std::string content = a["content"].get<std::string>();

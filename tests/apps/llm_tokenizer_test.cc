@@ -3,6 +3,7 @@
 // tg::Errors naming the fault. Also the chat templates' detection and stop tokens.
 #include "apps/llm_tokenizer.h"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -75,13 +76,16 @@ TEST(LlmTokenizer, SpecialTokensAreSplitOutAndSkippedWhenDecoding) {
 // LLaMA 3's tokenizer.json sets ignore_merges: a word that is itself a token is not built from merges.
 TEST(LlmTokenizer, IgnoreMergesTakesAWordThatIsATokenWhole) {
   nlohmann::json j = nlohmann::json::parse(Read(TokenizerPath("qwen2")));
-  j["model"]["vocab"]["\u0120jumps"] = 1000;  // " jumps" in byte symbols, no merge makes it
+  int fresh = 0;  // the first id after every token's
+  for (const auto& [token, id] : j["model"]["vocab"].items()) fresh = std::max(fresh, id.get<int>() + 1);
+  for (const auto& added : j["added_tokens"]) fresh = std::max(fresh, added["id"].get<int>() + 1);
+  j["model"]["vocab"]["\u0120jumps"] = fresh;  // " jumps" in byte symbols, no merge makes it
   LlmTokenizer plain = LlmTokenizer::Parse(j.dump(), "t");
   j["model"]["ignore_merges"] = true;
   LlmTokenizer whole = LlmTokenizer::Parse(j.dump(), "t");
-  EXPECT_NE(plain.Encode(" jumps", false), std::vector<int>{1000});
-  EXPECT_EQ(whole.Encode(" jumps", false), std::vector<int>{1000});
-  EXPECT_EQ(whole.Decode({1000}), " jumps");
+  EXPECT_NE(plain.Encode(" jumps", false), std::vector<int>{fresh});
+  EXPECT_EQ(whole.Encode(" jumps", false), std::vector<int>{fresh});
+  EXPECT_EQ(whole.Decode({fresh}), " jumps");
   EXPECT_EQ(whole.Encode(" fox", false), plain.Encode(" fox", false));
 }
 
@@ -135,6 +139,13 @@ TEST(LlmTokenizer, MalformedFilesAreRefused) {
   llama["normalizer"] = nullptr, llama["model"]["byte_fallback"] = false;
   ExpectRefused(llama.dump(), "neither byte-level");
   EXPECT_THAT([] { LlmTokenizer::Load("/nonexistent/tokenizer.json"); }, ThrowsMessage<Error>(HasSubstr("cannot be read")));
+}
+
+// A few bytes must not reserve a table sized by one large id: ids are bounded by the number of entries.
+TEST(LlmTokenizer, AnIdFarBeyondTheEntriesIsRefusedBeforeAllocating) {
+  ExpectRefused(R"({"model": {"type": "BPE", "vocab": {"a": 1073741823}}})",
+                "token \"a\" has id 1073741823, expected below 258 (twice the 1 entries plus 256)");
+  ExpectRefused(Edited([](nlohmann::json& j) { j["added_tokens"][0]["id"] = 100000000; }), "has id 100000000, expected below");
 }
 
 TEST(LlmChat, FormatsAreDetectedAndWrittenOut) {
