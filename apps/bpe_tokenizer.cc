@@ -27,18 +27,6 @@ std::string Utf8(uint32_t cp) {
   return s;
 }
 
-// encoder.py's bytes_to_unicode: printable Latin-1 bytes stand for themselves, the rest map to 256+n,
-// so every token string is printable and whitespace-free.
-std::vector<std::string> ByteSymbols() {
-  std::vector<std::string> out(256);
-  int extra = 0;
-  for (int b = 0; b < 256; ++b) {
-    bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-    out[b] = Utf8(printable ? b : 256 + extra++);
-  }
-  return out;
-}
-
 // The code point at |text|[i] and its length in bytes; an invalid byte counts as one code point >= 0x80.
 std::pair<uint32_t, size_t> CodePoint(std::string_view text, size_t i) {
   auto c = static_cast<unsigned char>(text[i]);
@@ -132,6 +120,16 @@ std::string ReadFile(const std::string& path, size_t max_bytes) {
 }
 
 }  // namespace
+
+std::vector<std::string> ByteSymbols() {
+  std::vector<std::string> out(256);
+  int extra = 0;
+  for (int b = 0; b < 256; ++b) {
+    bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+    out[b] = Utf8(printable ? b : 256 + extra++);
+  }
+  return out;
+}
 
 absl::StatusOr<BpeTokenizer> BpeTokenizer::Parse(std::string_view vocab_json, std::string_view merges_txt) {
   BpeTokenizer t;

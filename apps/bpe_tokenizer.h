@@ -15,6 +15,11 @@
 
 namespace tg::apps {
 
+// GPT-2's printable stand-ins for the 256 bytes (encoder.py's bytes_to_unicode), each as UTF-8: printable
+// Latin-1 bytes stand for themselves, the rest map to 256+n, so every token string is printable and
+// whitespace-free. Byte-level BPE vocabularies (GPT-2's, and tokenizer.json's ByteLevel) are spelled in them.
+std::vector<std::string> ByteSymbols();
+
 class BpeTokenizer {
  public:
   // Reads the files (tg::Error on any fault; see Parse). A file larger than |max_file_bytes| is a

@@ -20,22 +20,6 @@ using nlohmann::json;
 
 const char* const kSpaceMark = "\xE2\x96\x81";  // U+2581, SentencePiece's word marker
 
-// GPT-2's printable stand-ins for the 256 bytes (openai/gpt-2 encoder.py's bytes_to_unicode).
-std::vector<std::string> ByteSymbols() {
-  std::vector<int> code(256, -1);
-  for (int b = '!'; b <= '~'; ++b) code[b] = b;
-  for (int b = 0xA1; b <= 0xAC; ++b) code[b] = b;
-  for (int b = 0xAE; b <= 0xFF; ++b) code[b] = b;
-  int next = 256;
-  std::vector<std::string> out(256);
-  for (int b = 0; b < 256; ++b) {
-    int cp = code[b] >= 0 ? code[b] : next++;
-    out[b] = cp < 0x80 ? std::string(1, static_cast<char>(cp))
-                       : std::string{static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
-  }
-  return out;
-}
-
 size_t Utf8Length(std::string_view s, size_t i) {
   unsigned char b = static_cast<unsigned char>(s[i]);
   size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1;
