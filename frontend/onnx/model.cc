@@ -60,10 +60,16 @@ void RunNode(const Node& node, Scope& scope, const std::string& device) {
   std::string why;
   OpFn fn = OpRegistry::Get().find(node.domain, node.op, node.opset, &why);
   if (fn == nullptr) throw Error("unsupported op: " + why);
-  OpContext ctx(node, std::move(inputs), std::move(host), device, [&](const Graph& sub) {
-    Scope inner{&scope, {}, {}};
-    return RunGraph(sub, inner, device);
-  });
+  OpContext ctx(node, std::move(inputs), std::move(host), device,
+                [&](const Graph& sub, const std::vector<Tensor>& bound) {
+                  if (bound.size() > sub.inputs.size())
+                    throw Error("the subgraph declares " + std::to_string(sub.inputs.size()) + " inputs but is given " +
+                                std::to_string(bound.size()));
+                  // Bound inputs shadow the subgraph's initializers and the enclosing scopes' names.
+                  Scope inner{&scope, {}, {}};
+                  for (size_t i = 0; i < bound.size(); ++i) inner.values.insert_or_assign(sub.inputs[i].name, bound[i]);
+                  return RunGraph(sub, inner, device);
+                });
   std::vector<Tensor> outs = fn(ctx);
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     if (node.outputs[i].empty()) continue;

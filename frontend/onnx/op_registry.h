@@ -20,7 +20,7 @@ namespace tg::onnx {
 // prefixes the node, so messages read `node 3 "conv1" (Conv, opset 13): input 1 (W) is required`.
 class OpContext {
  public:
-  using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&)>;
+  using SubgraphRunner = std::function<std::vector<Tensor>(const Graph&, const std::vector<Tensor>&)>;
   OpContext(const Node& node, std::vector<std::optional<Tensor>> inputs, std::vector<const HostValues*> host_inputs,
             std::string device, SubgraphRunner run_subgraph);
 
@@ -50,8 +50,12 @@ class OpContext {
   // A small tensor attribute's values on the host, or nullptr (TensorFromProto's size limits).
   const HostValues* attr_host_values(const std::string& name) const;
   const Graph& attr_graph(const std::string& name) const;
-  // Runs a subgraph attribute (If branches) with this node's scope visible; returns its outputs in order.
-  std::vector<Tensor> run_subgraph(const Graph& g) const { return run_subgraph_(g); }
+  // Runs a subgraph attribute with this node's scope visible and |inputs| bound, in order, to its first
+  // declared inputs (If's branches take none; Loop's and Scan's bodies one set per iteration); returns its
+  // outputs in order.
+  std::vector<Tensor> run_subgraph(const Graph& g, const std::vector<Tensor>& inputs = {}) const {
+    return run_subgraph_(g, inputs);
+  }
 
   // An op whose output is small and known on the host (Shape, Size, Constant) records it, so ops reading
   // its values need no kernel.

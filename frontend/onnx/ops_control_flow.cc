@@ -12,19 +12,12 @@ namespace {
 
 using Ctx = OpContext;
 
-// Runs |body| on |inputs|, given in the order of its declared inputs. A subgraph run binds only initializers
-// and outer-scope names, so the iteration's values go in as initializers of a copy of the body.
+// Runs |body| on |inputs|, given in the order of its declared inputs.
 std::vector<Tensor> RunBody(const Ctx& c, const Graph& body, const std::vector<Tensor>& inputs) {
   if (inputs.size() != body.inputs.size())
     c.fail("the body takes " + std::to_string(body.inputs.size()) + " inputs; the op gives it " +
            std::to_string(inputs.size()));
-  Graph bound = body;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    bound.initializers.insert_or_assign(body.inputs[i].name, inputs[i]);
-    bound.host_values.erase(body.inputs[i].name);
-  }
-  bound.inputs.clear();
-  return c.run_subgraph(bound);
+  return c.run_subgraph(body, inputs);
 }
 
 // Iteration outputs joined along a new |axis|, first iteration first unless |reverse|.
