@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "ir/error.h"
 
@@ -23,7 +24,12 @@ Tensor Take(nn::StateDict& sd, const std::string& name, const Shape& shape) {
   return weight.device() == device ? weight : weight.to(device).realize();
 }
 
-Tensor RmsNorm(const Tensor& x, const Tensor& w, double eps) { return x * (x.square().mean({-1}, true) + eps).rsqrt() * w; }
+// tg::nn::RMSNorm over the checkpoint's weight.
+nn::RMSNorm NormOf(Tensor weight, double eps) {
+  nn::RMSNorm norm(weight.shape()[0], eps);
+  norm.weight = std::move(weight);
+  return norm;
+}
 
 Tensor Linear(const Tensor& x, const Tensor& w) { return x.matmul(w.transpose()); }
 
@@ -41,12 +47,12 @@ LlmModel::Layer LlmModel::TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64
   auto bias = [&](const char* name, int64_t n) {
     return c.qkv_bias ? std::optional<Tensor>(Take(sd, p + name, {n})) : std::nullopt;
   };
-  return Layer{Take(sd, p + "input_layernorm.weight", {d}),
+  return Layer{NormOf(Take(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps),
                Take(sd, p + "self_attn.q_proj.weight", {c.heads * hd, d}),
                Take(sd, p + "self_attn.k_proj.weight", {c.kv_heads * hd, d}),
                Take(sd, p + "self_attn.v_proj.weight", {c.kv_heads * hd, d}),
                Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd}),
-               Take(sd, p + "post_attention_layernorm.weight", {d}),
+               NormOf(Take(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps),
                Take(sd, p + "mlp.gate_proj.weight", {f, d}),
                Take(sd, p + "mlp.up_proj.weight", {f, d}),
                Take(sd, p + "mlp.down_proj.weight", {d, f}),
@@ -61,7 +67,7 @@ LlmModel::LlmModel(const LlmConfig& config, nn::StateDict sd, int64_t context)
     : config_(config), context_(context > 0 ? context : config.max_positions),
       rope_(MakeRopeTables(config, context_)),
       embed_(Take(sd, "model.embed_tokens.weight", {config.vocab_size, config.hidden_size})),
-      norm_(Take(sd, "model.norm.weight", {config.hidden_size})),
+      norm_(NormOf(Take(sd, "model.norm.weight", {config.hidden_size}), config.rms_norm_eps)),
       head_(config.tie_word_embeddings ? embed_ : Take(sd, "lm_head.weight", {config.vocab_size, config.hidden_size})) {
   for (int64_t i = 0; i < config_.layers; ++i) layers_.push_back(TakeLayer(sd, config_, i, context_));
 }
@@ -105,7 +111,7 @@ Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Ten
 Tensor LlmModel::Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache) {
   const LlmConfig& c = config_;
   const int64_t t = x.shape()[1], hd = c.head_dim;
-  Tensor y = RmsNorm(x, l.attn_norm, c.rms_norm_eps);
+  Tensor y = l.attn_norm(x);
   Tensor q = Linear(y, l.q), k = Linear(y, l.k), v = Linear(y, l.v);
   if (c.qkv_bias) q = q + *l.q_bias, k = k + *l.k_bias, v = v + *l.v_bias;
   q = Rotate(q.reshape({1, t, c.heads, hd}).permute({0, 2, 1, 3}), positions);
@@ -113,14 +119,14 @@ Tensor LlmModel::Block(Layer& l, const Tensor& x, const Tensor& positions, const
   v = v.reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3});
   Tensor a = Attention(l, q, k, v, positions, cache).permute({0, 2, 1, 3}).reshape({1, t, c.heads * hd});
   Tensor h = x + Linear(a, l.o);
-  Tensor z = RmsNorm(h, l.mlp_norm, c.rms_norm_eps);
+  Tensor z = l.mlp_norm(h);
   return h + Linear(Linear(z, l.gate).silu() * Linear(z, l.up), l.down);
 }
 
 Tensor LlmModel::Logits(const Tensor& tokens, const Tensor& positions, const CacheUse* cache) {
   Tensor x = embed_[{tokens}];
   for (Layer& l : layers_) x = Block(l, x, positions, cache);
-  return Linear(RmsNorm(x, norm_, config_.rms_norm_eps), head_);
+  return Linear(norm_(x), head_);
 }
 
 Tensor LlmModel::Forward(const Tensor& tokens) const {

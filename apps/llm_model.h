@@ -18,6 +18,7 @@
 #include "apps/llm_config.h"
 #include "apps/llm_rope.h"
 #include "frontend/jit.h"
+#include "frontend/nn/norm.h"
 #include "frontend/nn/state.h"
 #include "frontend/tg.h"
 
@@ -49,7 +50,10 @@ class LlmModel {
 
  private:
   struct Layer {
-    Tensor attn_norm, q, k, v, o, mlp_norm, gate, up, down;
+    nn::RMSNorm attn_norm;
+    Tensor q, k, v, o;
+    nn::RMSNorm mlp_norm;
+    Tensor gate, up, down;
     std::optional<Tensor> q_bias, k_bias, v_bias;  // qwen2's
     Tensor cache_k, cache_v;  // (1, kv_heads, context, head_dim), written in place
   };
@@ -71,7 +75,9 @@ class LlmModel {
   LlmConfig config_;
   int64_t context_;
   RopeTables rope_;
-  Tensor embed_, norm_, head_;
+  Tensor embed_;
+  nn::RMSNorm norm_;
+  Tensor head_;
   std::vector<Layer> layers_;
   int64_t pos_ = 0;
   std::map<int64_t, std::unique_ptr<Jit>> steps_;  // bucket -> its decode step
