@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes tests/apps/data/llm_{llama,qwen2}_tokenizer.gguf: the tokenizers of make_llm_reference.py's two test
 models as GGUF metadata, the way llama.cpp's convert_hf_to_gguf.py writes them, and
-tests/apps/data/llm_gguf_tokenizers.json: the ids the GGUF semantics give for test strings.
+tests/apps/data/llm_gguf_tokenizers.json: the ids the GGUF semantics give for test strings. Also the seeds
+of tests/fuzzers/llm_tokenizer_fuzzer.cc: each tokenizer.json and each GGUF file ('G' first) with a text.
 
 - llama: tokenizer.ggml.model "llama" (SentencePiece BPE). tokens in id order, scores (merged tokens ranked
   by their merge, highest first), token_type (<unk> UNKNOWN, <s> </s> CONTROL, <0xXX> BYTE, the rest
@@ -20,6 +21,8 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SEEDS = os.path.join(HERE, "..", "fuzzers", "corpus", "llm_tokenizer_fuzzer")
+SEED_TEXT = "The fox's den, caf\u00e9 \u65e5\u672c 2024!\n<s>hi</s><|im_start|>x<|im_end|>".encode()
 sys.path.insert(0, os.path.join(HERE, "..", "nn"))
 
 from bpe_reference import merge_word  # noqa: E402
@@ -109,6 +112,13 @@ def main():
         out[name] = {"cases": [{"text": t, "ids": encode(t)} for t in texts]}
         for t in texts:  # the GGUF tokenizer is the tokenizer.json's: same ids (BOS aside)
             assert encode(t) == tok.encode(t, bos=True), (name, t, encode(t), tok.encode(t, bos=True))
+        os.makedirs(SEEDS, exist_ok=True)
+        with open(os.path.join(DATA, f"llm_{name}", "tokenizer.json"), "rb") as f:
+            json_bytes = f.read()
+        with open(os.path.join(SEEDS, f"{name}_tokenizer_json"), "wb") as f:
+            f.write(json_bytes + b"\xff" + SEED_TEXT)
+        with open(os.path.join(SEEDS, f"{name}_gguf"), "wb") as f:
+            f.write(b"G" + data + b"\xff" + SEED_TEXT)
     with open(os.path.join(DATA, "llm_gguf_tokenizers.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False, indent=1)
     print(f"wrote {DATA}/llm_{{llama,qwen2}}_tokenizer.gguf and llm_gguf_tokenizers.json")
