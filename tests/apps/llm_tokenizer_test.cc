@@ -187,7 +187,8 @@ TEST_P(LlmGgufTokenizerTest, EncodesAndDecodesLikeItsTokenizerJson) {
   EXPECT_EQ(gguf.byte_level(), json.byte_level());
   std::vector<std::string> texts = {"The fox jumps.", "Caf\u00e9 cr\u00e8me \u65e5\u672c\u8a9e \U0001f642", "  two  spaces\n\nand\ttabs ",
                                     "x", "\u00fcber 12345 na\u00efve!?", "\xF0\x9F", "", "<s>hi</s><unk>", "<|im_start|>a<|im_end|>\n"};
-  for (const nlohmann::json& c : Reference()[GetParam()]["cases"]) texts.push_back(c["text"].get<std::string>());
+  const nlohmann::json ref = Reference()[GetParam()];
+  for (const nlohmann::json& c : ref["cases"]) texts.push_back(c["text"].get<std::string>());
   for (const std::string& text : texts) {
     std::vector<int> ids = json.Encode(text);
     EXPECT_EQ(gguf.Encode(text), ids) << text;
@@ -199,7 +200,6 @@ TEST_P(LlmGgufTokenizerTest, EncodesAndDecodesLikeItsTokenizerJson) {
                            "\u00fcber 12345 na\u00efve!?", "x\u00e9\u4e2dy"})
     EXPECT_EQ(gguf.Decode(gguf.Encode(text)), text);
   for (int id = 0; id < json.size(); ++id) EXPECT_EQ(gguf.IsSpecial(id), json.IsSpecial(id)) << id;
-  nlohmann::json ref = Reference()[GetParam()];
   EXPECT_EQ(gguf.Decode(ref["greedy"].get<std::vector<int>>()), ref["greedy_text"].get<std::string>());
 }
 
