@@ -1,6 +1,6 @@
 // //apps:llm end to end, as a user runs it: greedy generation prints the reference continuation
-// (tests/apps/make_llm_reference.py) and the tokens/s line, a chat template runs, and bad folders or
-// flags exit 1 with a message saying what is wrong.
+// (tests/apps/make_llm_reference.py) and the tokens/s line, a chat template runs, and bad folders, GGUF
+// files or flags exit 1 with a message saying what is wrong.
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -69,6 +69,8 @@ void ExpectFails(const std::vector<std::string>& args, const std::string& messag
 TEST(LlmApp, BadFoldersAndFlagsAreErrors) {
   ExpectFails({}, "llm: --model is required");
   ExpectFails({"--model=/nonexistent/model"}, "llm: --model=/nonexistent/model is not a folder");
+  ExpectFails({"--model=/nonexistent/model.gguf"}, "llm: --model=/nonexistent/model.gguf is not a file");
+  ExpectFails({"--model=" + kData + "llm_gguf/bad_architecture.gguf"}, "general.architecture \"gptneox\" is not supported");
   auto same = [](nlohmann::json&) {};
   ExpectFails({"--model=" + Changed("no_config", same, "config.json")}, "config.json: cannot be read");
   ExpectFails({"--model=" + Changed("no_tokenizer", same, "tokenizer.json")}, "tokenizer.json: cannot be read");
