@@ -104,8 +104,6 @@ LlmConfig ConfigOf(const Metadata& m) {
   c.rms_norm_eps = m.Positive(m.Key("attention.layer_norm_rms_epsilon"), std::nullopt);
   c.rope_theta = m.Positive(m.Key("rope.freq_base"), 10000.0);
   c.rope_scaling = ParseRopeScaling(m);
-  if (FindTensor(m.header, "rope_freqs.weight") != nullptr)
-    m.Fail("tensor \"rope_freqs.weight\" (per-frequency rope factors, llama3 scaling) is not supported");
   const nn::GGUFTensorInfo* embed = FindTensor(m.header, "token_embd.weight");
   if (embed == nullptr) m.Fail("has no tensor \"token_embd.weight\" (the token embedding)");
   if (embed->shape.size() != 2 || embed->shape[1] != c.hidden_size)
@@ -169,6 +167,20 @@ Tensor UnpermuteRows(const Tensor& t, int64_t rows, int64_t heads) {
   return t.reshape({heads, rows / heads / 2, 2, per_row}).permute({0, 2, 1, 3}).reshape(t.shape());
 }
 
+// rope_freqs.weight: head_dim / 2 positive divisors of the rotary frequencies (llama3 scaling, as
+// llama.cpp's converter computes it from HF's rope_scaling).
+std::vector<double> FrequencyDivisors(const Metadata& m, const Tensor& t, const LlmConfig& c) {
+  if (t.shape() != Shape{c.head_dim / 2} || t.dtype() != dtypes::float32)
+    m.Fail("tensor \"rope_freqs.weight\" is " + t.dtype().name() + " " + ShapeText(t.shape()) + ", expected float32 (" +
+           std::to_string(c.head_dim / 2) + ",) (one divisor per rotary frequency)");
+  std::vector<double> divisors;
+  for (float v : t.to_vector<float>()) {
+    if (!(v > 0)) m.Fail("tensor \"rope_freqs.weight\" holds " + std::to_string(v) + ", expected positive divisors");
+    divisors.push_back(v);
+  }
+  return divisors;
+}
+
 }  // namespace
 
 bool IsGgufPath(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0; }
@@ -183,6 +195,8 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
   if (m.arch != "llama" && m.arch != "qwen2")
     m.Fail("general.architecture \"" + m.arch + "\" is not supported (allowed: llama, which mistral files use too, and qwen2)");
   LlmGguf out{ConfigOf(m), {}, header};
+  if (FindTensor(header, "rope_freqs.weight") != nullptr)
+    out.config.rope_scaling.frequency_divisors = FrequencyDivisors(m, on_cpu.tensors.at("rope_freqs.weight"), out.config);
   // Blocks are read on the device from their own mapping; the other tensors' stay on the CPU.
   std::optional<nn::GGUFFile> on_device;
   if (!on_cpu.blocks.empty() && target != "CPU") on_device = nn::gguf_load(path, target);

@@ -25,7 +25,7 @@ struct LlmGguf {
 // Architectures "llama" (mistral files use it too) and "qwen2". The config comes from
 // {arch}.embedding_length, block_count, feed_forward_length, attention.head_count, head_count_kv,
 // attention.layer_norm_rms_epsilon, context_length, rope.freq_base, attention.key_length and
-// rope.scaling.type/factor (none or linear); the vocabulary is token_embd's rows; the LM head is tied when
+// rope.scaling.type/factor (none or linear) or the rope_freqs.weight tensor (llama3's); the vocabulary is token_embd's rows; the LM head is tied when
 // output.weight is absent; BOS/EOS come from tokenizer.ggml.bos_token_id/eos_token_id. llama.cpp's
 // converter permutes the rows of Q and K (and their biases) of "llama" models into the pairs of ggml's
 // interleaved rotary embedding; those rows are put back in HF's half-split order here, lazily (a view: for

@@ -121,6 +121,14 @@ TEST(LlmGguf, ConfigComesFromTheMetadata) {
   EXPECT_TRUE(llama.weights.count("lm_head.weight"));
   EXPECT_TRUE(llama.weights.count("model.layers.1.mlp.down_proj.weight"));
 
+  // llama.cpp's llama3 scaling: a divisor per frequency, the factor 8 for the long wavelengths.
+  std::vector<double> divisors = LoadLlmGguf(kData + "llama_q4_0.gguf").config.rope_scaling.frequency_divisors;
+  ASSERT_EQ(divisors.size(), 4u);
+  EXPECT_GT(divisors[0], 1.0);
+  EXPECT_LT(divisors[0], 8.0);
+  EXPECT_FLOAT_EQ(divisors[3], 8.0);
+  EXPECT_TRUE(c.rope_scaling.frequency_divisors.empty());
+
   LlmGguf qwen2 = LoadLlmGguf(kData + "qwen2_q8_0.gguf");
   EXPECT_EQ(qwen2.config.model_type, "qwen2");
   EXPECT_TRUE(qwen2.config.tie_word_embeddings);
@@ -161,6 +169,10 @@ TEST(LlmGguf, TensorOfTheWrongShapeIsNamed) {
 
 TEST(LlmGguf, MissingTensorIsNamed) {
   ExpectRefused("bad_missing_tensor", "has no tensor \"blk.0.ffn_up.weight\"");
+}
+
+TEST(LlmGguf, RopeFrequencyDivisorsOfTheWrongShapeAreRefused) {
+  ExpectRefused("bad_rope_freqs", "tensor \"rope_freqs.weight\" is float32 (3,), expected float32 (2,)");
 }
 
 TEST(LlmGguf, UnsupportedRopeScalingIsRefused) {

@@ -5,7 +5,8 @@ apps/llm_gguf is tested against, and malformed files for its errors.
 - llama_{f16,q8_0,q4_0,q4_k}.gguf, qwen2_{f32,q8_0,q4_0,q4_k}.gguf: one random model per layout, stored in
   those tensor types as llama.cpp's converter and quantizer lay them out (every type and both layouts,
   not every pair, to keep the data small). "llama": 4 heads, 2 KV heads, untied output, linear rope
-  scaling, and the converter's permutation of the Q and K rows (convert_hf_to_gguf.py, LlamaModel.permute).
+  scaling (llama_q4_0: llama3's, as the rope_freqs.weight tensor llama.cpp writes for it), and the
+  converter's permutation of the Q and K rows (convert_hf_to_gguf.py, LlamaModel.permute).
   "qwen2": 1 KV head, q/k/v biases, tied embeddings (no output.weight), not permuted, the embedding padded
   past the tokenizer's 5 rows. Norms and biases are
   F32 in every file, as llama.cpp keeps them. Q4_K needs rows of 256 elements: the q4_k models have a
@@ -22,6 +23,7 @@ apps/llm_gguf is tested against, and malformed files for its errors.
 Run: /usr/bin/python3 tests/apps/make_llm_gguf_reference.py (Debian's python3-torch and numpy).
 """
 import json
+import math
 import os
 import sys
 
@@ -99,7 +101,7 @@ def metadata(cfg, file_type, tokenizer):
           (f"{arch}.attention.layer_norm_rms_epsilon", f32, cfg["rms_norm_eps"]),
           (f"{arch}.rope.freq_base", f32, cfg["rope_theta"]), (f"{arch}.rope.dimension_count", u32, hd)]
     scaling = cfg.get("rope_scaling")
-    if scaling:
+    if scaling and scaling["type"] == "linear":  # llama3's is the rope_freqs tensor
         md += [(f"{arch}.rope.scaling.type", g.STRING, scaling["type"]), (f"{arch}.rope.scaling.factor", f32, scaling["factor"])]
     md += [("tokenizer.ggml.bos_token_id", u32, cfg["bos_token_id"]), ("tokenizer.ggml.eos_token_id", u32, cfg["eos_token_id"])]
     if tokenizer is not None:
@@ -127,9 +129,32 @@ def tokenizer_metadata(arch, tok):
     return md
 
 
+def rope_freqs(cfg):
+    """convert_hf_to_gguf.py's LlamaModel.generate_extra_tensors for llama3 rope scaling: each frequency's
+    divisor, which ggml's rope applies (theta_i / freq_factors[i])."""
+    s, hd = cfg["rope_scaling"], cfg["hidden_size"] // cfg["num_attention_heads"]
+    freqs = 1.0 / (cfg["rope_theta"] ** (torch.arange(0, hd, 2, dtype=torch.float32) / hd))
+    low_wavelen = s["original_max_position_embeddings"] / s["low_freq_factor"]
+    high_wavelen = s["original_max_position_embeddings"] / s["high_freq_factor"]
+    factors = []
+    for freq in freqs.tolist():
+        wavelen = 2 * math.pi / freq
+        if wavelen < high_wavelen:
+            factors.append(1)
+        elif wavelen > low_wavelen:
+            factors.append(s["factor"])
+        else:
+            smooth = (s["original_max_position_embeddings"] / wavelen - s["low_freq_factor"]) / (
+                s["high_freq_factor"] - s["low_freq_factor"])
+            factors.append(1 / ((1 - smooth) / s["factor"] + smooth))
+    return np.array(factors, np.float32)
+
+
 def write_model(name, cfg, weights, file_type, tokenizer):
     """Writes OUT/name.gguf; returns the float32 HF-layout weights its bytes hold."""
     entries, stored = [], {}
+    if (cfg.get("rope_scaling") or {}).get("type") == "llama3":
+        entries.append(g.tensor("rope_freqs.weight", g.F32, rope_freqs(cfg))[0])
     for hf in sorted(weights):
         x = weights[hf].float().numpy()
         heads = permuted_heads(cfg, hf)
@@ -156,8 +181,8 @@ def bad_files():
               "blk.0.attn_output.weight": [d, d], "blk.0.ffn_norm.weight": [d], "blk.0.ffn_gate.weight": [f, d],
               "blk.0.ffn_up.weight": [f, d], "blk.0.ffn_down.weight": [d, f]}
 
-    def tensors(changed=None, drop=()):
-        s = dict(shapes, **(changed or {}))
+    def tensors(changed=None, drop=(), extra=None):
+        s = dict(shapes, **(changed or {}), **(extra or {}))
         return [(n, g.F32, sh, bytes(4 * int(np.prod(sh)))) for n, sh in s.items() if n not in drop]
 
     def replaced(key, vtype, value):
@@ -169,12 +194,22 @@ def bad_files():
         "bad_heads": (replaced("llama.attention.head_count_kv", g.UINT32, 3), tensors()),
         "bad_shape": (base, tensors({"blk.0.attn_k.weight": [d, d]})),
         "bad_missing_tensor": (base, tensors(drop=("blk.0.ffn_up.weight",))),
+        "bad_rope_freqs": (base, tensors(extra={"rope_freqs.weight": [3]})),
         "bad_rope_scaling": (base + [("llama.rope.scaling.type", g.STRING, "yarn"),
                                      ("llama.rope.scaling.factor", g.FLOAT32, 4.0)], tensors()),
     }
     for name, (md, ts) in cases.items():
         with open(os.path.join(OUT, name + ".gguf"), "wb") as f:
             f.write(g.gguf_bytes(md, ts))
+
+
+# HF's llama3 rope scaling, which llama.cpp stores as rope_freqs.weight (llama_q4_0 has it).
+LLAMA3_SCALING = {"type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 16}
+
+
+def name_of(layout, type_name):
+    return f"{layout}_{type_name}"
 
 
 def main():
@@ -198,6 +233,8 @@ def main():
             for type_name in FILES[layout]:
                 file_type = TYPES[type_name]
                 c = dict(cfg, intermediate_size=256, num_hidden_layers=1) if file_type == g.Q4_K else cfg
+                if name_of(layout, type_name) == "llama_q4_0":
+                    c = dict(c, rope_scaling=LLAMA3_SCALING)
                 weights = ref.random_weights(c, seed, torch.float32)
                 # Byte, special and padding tokens unlikely, so greedy text is whole merged tokens.
                 if layout == "llama":
@@ -206,12 +243,14 @@ def main():
                     embed = weights["model.embed_tokens.weight"]
                     embed[:256] *= 0.05
                     embed[len(bl.vocab):] *= 0.05
-                name = f"{layout}_{type_name}"
+                name = name_of(layout, type_name)
                 stored = write_model(name, c, weights, file_type, tok if file_type == g.Q8_0 else None)
                 logits = ref.forward(c, stored, ids)
                 first = 0 if file_type in (g.F32, g.F16) else len(ids) - 1
-                out[name] = {"ids": ids, "first_position": first, "logits": ref.rounded(logits[first:]),
-                             "greedy": ref.greedy(c, stored, ids, ref.GREEDY_TOKENS)}
+                cont = ref.greedy(c, stored, ids, ref.GREEDY_TOKENS)
+                out[name] = {"ids": ids, "first_position": first, "logits": ref.rounded(logits[first:]), "greedy": cont}
+                if file_type == g.Q8_0:  # the file has the tokenizer: the app's text
+                    out[name].update(prompt=ref.PROMPT, greedy_text=tok.decode(cont))
     with open(os.path.join(OUT, "reference.json"), "w") as f:
         json.dump(out, f)
     bad_files()
