@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,7 +36,6 @@ constexpr int kDecodePrompt = 32;   // tokens fed before the timed decode
 constexpr int kDecodeTokens = 32;   // greedy steps timed: positions 32..63, one captured bucket (64)
 constexpr int kPrefillTokens = 128;  // the prompt timed by the prefill workloads
 constexpr int64_t kContext = 256;   // the KV cache: both prompts and the decode fit
-constexpr unsigned kSeed = 1337;
 constexpr size_t kCopyBytes = size_t{256} << 20;  // per buffer: far past any cache
 
 struct Format {
@@ -110,12 +108,10 @@ apps::LlmModel& CachedModel(LlmWeights w, const std::string& device) {
   return *slot->model;
 }
 
-// Ids past the 259 special and byte tokens, the same on every run.
-std::vector<int> RandomPrompt(int n) {
-  std::mt19937 gen(kSeed);
-  std::uniform_int_distribution<int> id(259, static_cast<int>(kVocab) - 1);
+// Ids past the 259 special and byte tokens, by a formula peer_llm.py repeats, so both decode the same tokens.
+std::vector<int> Prompt(int n) {
   std::vector<int> tokens(n);
-  for (int& t : tokens) t = id(gen);
+  for (int i = 0; i < n; ++i) tokens[i] = 259 + static_cast<int>((i * int64_t{7919} + 13) % (kVocab - 259));
   return tokens;
 }
 
@@ -156,7 +152,7 @@ void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup
   if (std::string why = MissingReason(w); !why.empty())
     return PublishSkipped(state, Name("decode", w), device, "tokens/s", why);
   apps::LlmModel& model = CachedModel(w, device);
-  const std::vector<int> prompt = RandomPrompt(kDecodePrompt);
+  const std::vector<int> prompt = Prompt(kDecodePrompt);
   std::vector<int> generated;
   auto run = [&] {  // the prompt untimed, then kDecodeTokens greedy steps timed
     model.ResetCache();
@@ -180,7 +176,7 @@ void RunLlmPrefill(benchmark::State& state, const std::string& device, int warmu
   if (std::string why = MissingReason(w); !why.empty())
     return PublishSkipped(state, Name("prefill", w), device, "tokens/s", why);
   apps::LlmModel& model = CachedModel(w, device);
-  const std::vector<int> prompt = RandomPrompt(kPrefillTokens);
+  const std::vector<int> prompt = Prompt(kPrefillTokens);
   auto run = [&] {
     model.ResetCache();
     auto start = std::chrono::steady_clock::now();
