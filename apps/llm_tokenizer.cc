@@ -7,6 +7,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "apps/bpe_tokenizer.h"
 #include "apps/llm_pretokenizer.h"
@@ -129,6 +130,77 @@ void LlmTokenizer::ParsePostProcessor(const json& post, const std::string& sourc
   }
 }
 
+void LlmTokenizer::SetToken(const std::string& token, int id, const std::string& source) {
+  if (static_cast<size_t>(id) >= tokens_.size()) tokens_.resize(id + 1), special_.resize(id + 1);
+  if (!tokens_[id].empty() && tokens_[id] != token)
+    throw Error(source + ": id " + std::to_string(id) + " is both \"" + tokens_[id] + "\" and \"" + token + "\"");
+  auto [it, fresh] = vocab_.emplace(token, id);
+  if (!fresh && it->second != id)
+    throw Error(source + ": token \"" + token + "\" has id " + std::to_string(id) + " but the vocabulary gives it " +
+                std::to_string(it->second));
+  tokens_[id] = token;
+}
+
+void LlmTokenizer::SortAddedTokens() {
+  std::stable_sort(added_.begin(), added_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+}
+
+void LlmTokenizer::MapByteTokens(const std::string& source) {
+  byte_ids_.assign(256, -1);
+  if (byte_level_) {
+    byte_symbol_ = ByteSymbols();
+    for (int b = 0; b < 256; ++b) {
+      std::optional<int> id = Find(byte_symbol_[b]);
+      if (!id) throw Error(source + ": the byte-level vocabulary lacks the symbol of byte " + std::to_string(b));
+      byte_ids_[b] = *id;
+      symbol_byte_[byte_symbol_[b]] = static_cast<unsigned char>(b);
+    }
+  } else if (byte_fallback_) {
+    for (int b = 0; b < 256; ++b) {
+      char name[8];
+      std::snprintf(name, sizeof(name), "<0x%02X>", b);
+      std::optional<int> id = Find(name);
+      if (!id) throw Error(source + ": byte_fallback is on but the vocabulary lacks " + std::string(name));
+      byte_ids_[b] = *id;
+    }
+  }
+}
+
+void LlmTokenizer::AddMerge(const std::string& left, const std::string& right, int rank, const std::string& source) {
+  std::optional<int> l = Find(left), r = Find(right), merged = Find(left + right);
+  if (!l || !r || !merged)
+    throw Error(source + ": merge " + std::to_string(rank) + " (\"" + left + "\", \"" + right +
+                "\") uses or makes a token outside the vocabulary");
+  merges_.emplace(PairKey(*l, *r), std::make_pair(rank, *merged));
+}
+
+// Hugging Face's SentencePieceExtractor (convert_slow_tokenizer.py): every split of a token into two
+// tokens, at code point boundaries, is a merge; merges rank by the made token's score, highest first,
+// then by its id, then by the ids of the two halves.
+void LlmTokenizer::MergesFromScores(const std::vector<double>& scores) {
+  struct Candidate {
+    double score;
+    int merged, left, right;
+  };
+  std::vector<Candidate> candidates;
+  for (int id = 0; id < size(); ++id) {
+    const std::string& token = tokens_[id];
+    if (token.empty()) continue;
+    for (size_t cut = Utf8Length(token, 0); cut < token.size(); cut += Utf8Length(token, cut)) {
+      std::optional<int> left = Find(std::string_view(token).substr(0, cut)), right = Find(std::string_view(token).substr(cut));
+      if (left && right) candidates.push_back({scores[id], id, *left, *right});
+    }
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.score != b.score) return a.score > b.score;
+    return std::tie(a.merged, a.left, a.right) < std::tie(b.merged, b.left, b.right);
+  });
+  for (size_t rank = 0; rank < candidates.size(); ++rank) {
+    const Candidate& c = candidates[rank];
+    merges_.emplace(PairKey(c.left, c.right), std::make_pair(static_cast<int>(rank), c.merged));
+  }
+}
+
 LlmTokenizer LlmTokenizer::Parse(std::string_view json_text, const std::string& source) {
   try {
     return ParseJson(json_text, source);
@@ -159,14 +231,7 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
       throw Error(source + ": token \"" + token + "\" has id " + id_json.dump() + ", expected below " +
                   std::to_string(id_bound) + " (twice the " + std::to_string(entries) + " entries plus 256)");
     int id = id_json.get<int>();
-    if (static_cast<size_t>(id) >= t.tokens_.size()) t.tokens_.resize(id + 1), t.special_.resize(id + 1);
-    if (!t.tokens_[id].empty() && t.tokens_[id] != token)
-      throw Error(source + ": id " + std::to_string(id) + " is both \"" + t.tokens_[id] + "\" and \"" + token + "\"");
-    auto [it, fresh] = t.vocab_.emplace(token, id);
-    if (!fresh && it->second != id)
-      throw Error(source + ": token \"" + token + "\" has id " + std::to_string(id) + " but the vocabulary gives it " +
-                  std::to_string(it->second));
-    t.tokens_[id] = token;
+    t.SetToken(token, id, source);
     return id;
   };
   for (const auto& [token, id] : model["vocab"].items()) add(token, id);
@@ -178,7 +243,7 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
     t.special_[id] = a.value("special", false);
     if (!content.empty()) t.added_.emplace_back(content, id);
   }
-  std::sort(t.added_.begin(), t.added_.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  t.SortAddedTokens();
 
   t.ParseNormalizer(j.value("normalizer", json()), source);
   t.ParsePreTokenizer(j.value("pre_tokenizer", json()), source);
@@ -191,24 +256,7 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
     throw Error(source + ": neither byte-level (a ByteLevel pre-tokenizer) nor SentencePiece-style (Metaspace, or a "
                 "Replace of \" \" with byte_fallback); no other BPE layout is supported");
 
-  t.byte_ids_.assign(256, -1);
-  if (t.byte_level_) {
-    t.byte_symbol_ = ByteSymbols();
-    for (int b = 0; b < 256; ++b) {
-      std::optional<int> id = t.Find(t.byte_symbol_[b]);
-      if (!id) throw Error(source + ": the byte-level vocabulary lacks the symbol of byte " + std::to_string(b));
-      t.byte_ids_[b] = *id;
-      t.symbol_byte_[t.byte_symbol_[b]] = static_cast<unsigned char>(b);
-    }
-  } else if (t.byte_fallback_) {
-    for (int b = 0; b < 256; ++b) {
-      char name[8];
-      std::snprintf(name, sizeof(name), "<0x%02X>", b);
-      std::optional<int> id = t.Find(name);
-      if (!id) throw Error(source + ": byte_fallback is on but the vocabulary lacks " + std::string(name));
-      t.byte_ids_[b] = *id;
-    }
-  }
+  t.MapByteTokens(source);
 
   const json merges = model.value("merges", json::array());
   for (size_t rank = 0; rank < merges.size(); ++rank) {
@@ -224,11 +272,7 @@ LlmTokenizer LlmTokenizer::ParseJson(std::string_view json_text, const std::stri
     } else {
       throw Error(source + ": merge " + std::to_string(rank) + " is " + m.dump() + ", expected \"left right\" or [left, right]");
     }
-    std::optional<int> l = t.Find(left), r = t.Find(right), merged = t.Find(left + right);
-    if (!l || !r || !merged)
-      throw Error(source + ": merge " + std::to_string(rank) + " (\"" + left + "\", \"" + right +
-                  "\") uses or makes a token outside the vocabulary");
-    t.merges_.emplace(PairKey(*l, *r), std::make_pair(static_cast<int>(rank), *merged));
+    t.AddMerge(left, right, static_cast<int>(rank), source);
   }
   t.ParsePostProcessor(j.value("post_processor", json()), source);
   return t;

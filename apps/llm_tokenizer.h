@@ -1,7 +1,8 @@
-// A Hugging Face tokenizer.json of the BPE kind LLaMA-family models ship: byte-level BPE (GPT-2's split,
-// or Qwen2's / LLaMA 3's regex, apps/llm_pretokenizer.h) or SentencePiece-style BPE over "▁"-marked text
-// with byte fallback (LLaMA 2, Mistral), plus added/special tokens and the post-processor's BOS.
-// Text in for apps/llm.cc (README.md's Apps section).
+// A Hugging Face tokenizer.json of the BPE kind LLaMA-family models ship, or the same tokenizer from a
+// GGUF file's tokenizer.ggml.* metadata: byte-level BPE (GPT-2's split, or Qwen2's / LLaMA 3's regex,
+// apps/llm_pretokenizer.h) or SentencePiece-style BPE over "▁"-marked text with byte fallback (LLaMA 2,
+// Mistral), plus added/special tokens and the post-processor's BOS. Text in for apps/llm.cc (README.md's
+// Apps section; docs/gguf.md for the GGUF keys).
 #ifndef TG_APPS_LLM_TOKENIZER_H_
 #define TG_APPS_LLM_TOKENIZER_H_
 
@@ -15,6 +16,10 @@
 
 #include "nlohmann/json_fwd.hpp"
 
+namespace tg::nn {
+struct GGUFHeader;
+}
+
 namespace tg::apps {
 
 class LlmTokenizer {
@@ -26,6 +31,14 @@ class LlmTokenizer {
   // without all 256 byte symbols, byte fallback without all <0xXX> tokens, or an added token whose id
   // the vocabulary gives to another token; a value of the wrong JSON type anywhere.
   static LlmTokenizer Parse(std::string_view json_text, const std::string& source);
+  // llama.cpp's keys: tokenizer.ggml.model "gpt2" (byte-level BPE with .merges; .pre "qwen2", "llama-bpe"
+  // or "llama3", "gpt-2" or "default", absent meaning "default") or "llama" (SentencePiece BPE whose merges
+  // come from .scores as Hugging Face's converter derives them), .tokens, .token_type (CONTROL, UNKNOWN and
+  // USER_DEFINED tokens are added tokens, the first two special), .bos_token_id, .eos_token_id,
+  // .unknown_token_id, .add_bos_token, .add_eos_token. tg::Error naming |source| and the fault: an unknown
+  // model or .pre, a missing key, a value of the wrong type, .tokens/.scores/.token_type of different
+  // lengths, a merge naming a non-token, a token id out of range, a missing byte token.
+  static LlmTokenizer FromGguf(const nn::GGUFHeader& header, const std::string& source);
 
   // Added tokens found in |text| become their ids; the rest is normalized, split and merged. With
   // |add_special|, the post-processor's tokens (LLaMA's <s>) are put around the result.
@@ -46,6 +59,11 @@ class LlmTokenizer {
   void ParseNormalizer(const nlohmann::json& normalizer, const std::string& source);
   void ParseDecoder(const nlohmann::json& decoder);
   void ParsePostProcessor(const nlohmann::json& post, const std::string& source);
+  void SetToken(const std::string& token, int id, const std::string& source);
+  void SortAddedTokens();
+  void MapByteTokens(const std::string& source);  // byte_ids_ (and the byte-level symbol tables)
+  void AddMerge(const std::string& left, const std::string& right, int rank, const std::string& source);
+  void MergesFromScores(const std::vector<double>& scores);  // SentencePiece BPE (FromGguf)
   void EncodeText(std::string_view text, bool first, std::vector<int>& out) const;
   void EncodeWord(std::string_view word, std::vector<int>& out) const;
 

@@ -27,7 +27,7 @@ declare -A standalone_srcs=(
   [bpe_tokenizer_fuzzer]="tests/fuzzers/bpe_tokenizer_fuzzer.cc apps/bpe_tokenizer.cc frontend/load_budget.cc ir/env.cc"
 )
 declare -A standalone_libs=([envelope_fuzzer]="" [idx_fuzzer]="$absl_libs -lz" [bpe_tokenizer_fuzzer]="$absl_libs")
-bazel_targets=(safetensors_fuzzer gguf_fuzzer disk_cache_fuzzer onnx_fuzzer hostile_plugin_fuzzer)
+bazel_targets=(safetensors_fuzzer gguf_fuzzer llm_tokenizer_fuzzer disk_cache_fuzzer onnx_fuzzer hostile_plugin_fuzzer)
 all=(envelope_fuzzer idx_fuzzer bpe_tokenizer_fuzzer "${bazel_targets[@]}")
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")

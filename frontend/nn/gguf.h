@@ -76,7 +76,7 @@ struct GGUFHeader {
 };
 
 // What gguf_load returns. |tensors| holds each tensor by name as a lazy tensor of its shape: F32 F16 BF16
-// F64 I8 I16 I32 I64 in their own dtype, Q8_0 Q4_0 Q4_K as ggml_dequantize(|blocks|.at(name)) in float32.
+// F64 I8 I16 I32 I64 in their own dtype, Q8_0 Q4_0 Q4_K Q6_K as ggml_dequantize(|blocks|.at(name)) in float32.
 // |blocks| holds the quantized ones' raw blocks (the file's bytes as uint16 words, (n, block_bytes / 2)):
 // those bytes are all that goes
 // to the device, and each use of the float tensor dequantizes inside its consumer's kernel. Realizing a

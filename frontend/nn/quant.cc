@@ -99,6 +99,21 @@ Tensor DequantizeQ4_K(const Tensor& words) {
   return values.reshape({rows, 256});
 }
 
+// Q6_K (block_q6_K): 128 bytes of low nibbles, 64 bytes of high bit pairs, sixteen int8 scales, then a
+// float16 d. Each half of 128 elements takes 64 low-nibble bytes and 32 high-bits bytes: element 32g + l
+// of the half (g = 0..3, l = 0..31) is the low (g < 2) or high (g >= 2) nibble of byte 32 (g % 2) + l
+// and bits 2g, 2g+1 of high-bits byte l. value = d * scale[element / 16] * (q - 32).
+Tensor DequantizeQ6_K(const Tensor& words) {
+  int64_t rows = words.shape()[0];
+  Tensor low = BlockBytes(words, 0, 128).reshape({rows, 2, 2, 32});
+  Tensor nibbles = (low & 0xf).cat({low >> 4}, 2);  // (rows, half, g, l)
+  Tensor high = BlockBytes(words, 128, 192).reshape({rows, 2, 1, 32});
+  Tensor pairs = (high & 3).cat({(high >> 2) & 3, (high >> 4) & 3, high >> 6}, 2);
+  Tensor q = (nibbles | (pairs << 4)).reshape({rows, 256}).float_() - 32.0;
+  Tensor scales = SignedBytes(BlockBytesRepeated(words, 192, 208, 16).reshape({rows, 256}));
+  return HalfAt(words, 104, 256) * scales * q;
+}
+
 std::string ShapeText(const Shape& shape) {
   std::string out = "(";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
@@ -120,6 +135,7 @@ std::optional<GGMLLayout> ggml_layout(uint32_t type) {
     case GGMLType::kQ8_0: return GGMLLayout{32, 34, true};
     case GGMLType::kQ4_0: return GGMLLayout{32, 18, true};
     case GGMLType::kQ4_K: return GGMLLayout{256, 144, true};
+    case GGMLType::kQ6_K: return GGMLLayout{256, 210, true};
   }
   return std::nullopt;
 }
@@ -130,13 +146,13 @@ std::string ggml_type_name(uint32_t type) {
   return "unknown";
 }
 
-const char* ggml_supported_types() { return "F32 F16 BF16 F64 I8 I16 I32 I64 Q8_0 Q4_0 Q4_K"; }
+const char* ggml_supported_types() { return "F32 F16 BF16 F64 I8 I16 I32 I64 Q8_0 Q4_0 Q4_K Q6_K"; }
 
 Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape) {
   std::optional<GGMLLayout> layout = ggml_layout(static_cast<uint32_t>(type));
   if (!layout || !layout->quantized)
     throw Error("ggml_dequantize: " + ggml_type_name(static_cast<uint32_t>(type)) +
-                " is not a quantized type; quantized: Q8_0 Q4_0 Q4_K");
+                " is not a quantized type; quantized: Q8_0 Q4_0 Q4_K Q6_K");
   int64_t numel = 1;
   for (int64_t d : shape) numel *= d;
   if (blocks.dtype() != dtypes::uint16 || blocks.ndim() != 2 || blocks.shape()[1] * 2 != layout->block_bytes ||
@@ -148,7 +164,8 @@ Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape) 
                 ShapeText(shape));
   Tensor values = type == GGMLType::kQ8_0   ? DequantizeQ8_0(blocks)
                   : type == GGMLType::kQ4_0 ? DequantizeQ4_0(blocks)
-                                            : DequantizeQ4_K(blocks);
+                  : type == GGMLType::kQ4_K ? DequantizeQ4_K(blocks)
+                                            : DequantizeQ6_K(blocks);
   return values.reshape(shape);
 }
 

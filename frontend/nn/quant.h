@@ -1,7 +1,7 @@
-// GGML block quantization (Q8_0, Q4_0, Q4_K): each type's block layout and its dequantization as a lazy
-// tensor expression over the raw blocks. The blocks stay on the device as the file's bytes (held as
-// little-endian uint16 words, every block being an even number of bytes that starts with float16
-// scales); the float values exist only inside the kernels that use them, so a decode step's
+// GGML block quantization (Q8_0, Q4_0, Q4_K, Q6_K): each type's block layout and its dequantization as a
+// lazy tensor expression over the raw blocks. The blocks stay on the device as the file's bytes (held as
+// little-endian uint16 words, every block being an even number of bytes with its float16 scales at
+// even offsets); the float values exist only inside the kernels that use them, so a decode step's
 // `x.matmul(ggml_dequantize(...).transpose())` reads the quantized bytes in the matmul's own kernel
 // (frontend/nn/gguf.h loads such blocks from GGUF files; docs/gguf.md).
 #ifndef TG_FRONTEND_NN_QUANT_H_
@@ -23,6 +23,7 @@ enum class GGMLType : uint32_t {
   kQ4_0 = 2,
   kQ8_0 = 8,
   kQ4_K = 12,
+  kQ6_K = 14,
   kI8 = 24,
   kI16 = 25,
   kI32 = 26,
@@ -45,7 +46,7 @@ std::optional<GGMLLayout> ggml_layout(uint32_t type);
 // ggml's name of any type id it has defined ("Q6_K", "IQ2_XS"...), or "unknown".
 std::string ggml_type_name(uint32_t type);
 
-// The supported type names, for error messages: "F32 F16 BF16 F64 I8 I16 I32 I64 Q8_0 Q4_0 Q4_K".
+// The supported type names, for error messages: "F32 F16 BF16 F64 I8 I16 I32 I64 Q8_0 Q4_0 Q4_K Q6_K".
 const char* ggml_supported_types();
 
 // The float32 values of |blocks| (uint16, shape (n, block_bytes / 2), the raw bytes of n blocks of a

@@ -201,18 +201,19 @@ TEST(Gguf, EveryTensorTypeMatchesNumpysValues) {
 
 TEST(Gguf, QuantizedTensorsKeepTheirBlocks) {
   GGUFFile f = gguf_load(kTypesFile);
-  EXPECT_EQ(f.blocks.size(), 6u);  // q8_0 q4_0 q4_k and the three matmul weights
+  EXPECT_EQ(f.blocks.size(), 8u);  // q8_0 q4_0 q4_k q6_k and the four matmul weights
   EXPECT_EQ(f.blocks.count("f32"), 0u);
   const Tensor& b = f.blocks.at("q4_k");
   EXPECT_EQ(b.dtype(), dtypes::uint16);
   EXPECT_EQ(b.shape(), (Shape{2, 72}));
   EXPECT_EQ(f.blocks.at("q8_0").shape(), (Shape{8, 17}));
   EXPECT_EQ(f.blocks.at("q4_0").shape(), (Shape{3, 9}));
+  EXPECT_EQ(f.blocks.at("q6_k").shape(), (Shape{2, 105}));
   std::string file = ReadFile(kTypesFile);
   GGUFHeader h = gguf_read(kTypesFile);
   for (const GGUFTensorInfo& t : h.tensors)
-    if (t.name == "q4_k") {
-      std::vector<unsigned char> bytes = b.to_bytes();
+    if (t.name == "q4_k" || t.name == "q6_k") {
+      std::vector<unsigned char> bytes = f.blocks.at(t.name).to_bytes();
       EXPECT_EQ(std::string(bytes.begin(), bytes.end()), file.substr(t.offset, t.nbytes));
     }
 }
@@ -261,7 +262,7 @@ TEST(Gguf, ReadsOnlyTheTensorsAskedFor) {
 // the values agree either way.
 TEST(Gguf, QuantizedMatmulDequantizesInsideItsKernel) {
   GGUFFile f = gguf_load(kTypesFile);
-  for (const char* name : {"w_q8_0", "w_q4_0", "w_q4_k"}) {
+  for (const char* name : {"w_q8_0", "w_q4_0", "w_q4_k", "w_q6_k"}) {
     SCOPED_TRACE(name);
     const nlohmann::json& m = Reference()["matmuls"][name];
     Tensor x = Tensor::from_vector<float>(m["x"].get<std::vector<float>>(), m["x_shape"].get<Shape>());
@@ -384,8 +385,8 @@ TEST(GgufErrors, OverlappingTensors) {
 }
 
 TEST(GgufErrors, UnknownOrUnsupportedType) {
-  EXPECT_THAT(LoadError(File(1, TensorEntry("w", {256}, 14, 0), std::string(210, '\0'))),
-              HasSubstr("tensor \"w\" has type Q6_K (14); supported: F32 F16 BF16"));
+  EXPECT_THAT(LoadError(File(1, TensorEntry("w", {256}, 13, 0), std::string(176, '\0'))),
+              HasSubstr("tensor \"w\" has type Q5_K (13); supported: F32 F16 BF16"));
   EXPECT_THAT(LoadError(File(1, TensorEntry("w", {32}, 99, 0), std::string(64, '\0'))),
               HasSubstr("has type unknown (99)"));
 }
@@ -482,7 +483,7 @@ TEST(GgufErrors, DeclaredSizesPastTheLoadBudgetNameTheField) {
   EXPECT_THAT(error(100), HasSubstr("the metadata count (18 entries) is"));
   EXPECT_THAT(error(100), HasSubstr("more than the load budget of 100 bytes (TG_LOAD_MAX_BYTES"));
   EXPECT_THAT(error(1500), HasSubstr("tensor \"w_q8_0\" (its data) is 2176 bytes"));
-  EXPECT_THAT(error(3000), HasSubstr("the data of all tensors is"));
+  EXPECT_THAT(error(4000), HasSubstr("the data of all tensors is"));  // above the largest tensor (3360)
   EXPECT_EQ(error(1 << 20), "loaded");
   // A metadata array is bounded by its own size too.
   std::string kv = Bytes().str("big").u32(9).u32(0).u64(4000).s + std::string(4000, '\0');

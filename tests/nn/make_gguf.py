@@ -3,7 +3,7 @@
 
 The writer follows the GGUF specification (github.com/ggml-org/ggml/blob/master/docs/gguf.md); the quantizers
 follow ggml's reference ones in ggml-quants.c (quantize_row_q8_0_ref, quantize_row_q4_0_ref,
-quantize_row_q4_K_ref with make_qkx2_quants); the reference values are each tensor's bytes dequantized
+quantize_row_q4_K_ref with make_qkx2_quants, quantize_row_q6_K_ref with make_qx_quants); the reference values are each tensor's bytes dequantized
 here (dequantize_row_*), in numpy, and written beside the file as JSON.
 
 Run from anywhere: /usr/bin/python3 tests/nn/make_gguf.py
@@ -19,8 +19,9 @@ DATA = os.path.join(HERE, "data")
 SEEDS = os.path.join(HERE, "..", "fuzzers", "corpus", "gguf_fuzzer")
 
 # ggml.h's type ids and (elements, bytes) per block.
-F32, F16, Q4_0, Q8_0, Q4_K, I8, I32, BF16 = 0, 1, 2, 8, 12, 24, 26, 30
-BLOCKS = {F32: (1, 4), F16: (1, 2), BF16: (1, 2), I8: (1, 1), I32: (1, 4), Q8_0: (32, 34), Q4_0: (32, 18), Q4_K: (256, 144)}
+F32, F16, Q4_0, Q8_0, Q4_K, Q6_K, I8, I32, BF16 = 0, 1, 2, 8, 12, 14, 24, 26, 30
+BLOCKS = {F32: (1, 4), F16: (1, 2), BF16: (1, 2), I8: (1, 1), I32: (1, 4), Q8_0: (32, 34), Q4_0: (32, 18), Q4_K: (256, 144),
+          Q6_K: (256, 210)}
 
 # GGUF metadata value types.
 UINT8, INT8, UINT16, INT16, UINT32, INT32, FLOAT32, BOOL, STRING, ARRAY, UINT64, INT64, FLOAT64 = range(13)
@@ -188,6 +189,85 @@ def dequantize_q4_k(raw):
     return np.concatenate(values).astype(np.float32)
 
 
+def make_qx_quants(x, nmax):
+    """ggml-quants.c make_qx_quants with rmse_type 1 and no importance weights: a symmetric scale for one
+    sub-block and its levels L in [0, 2 nmax), searched over 19 candidate scales."""
+    x = x.astype(np.float64)
+    i = int(np.argmax(np.abs(x)))  # the first of the largest magnitude
+    if abs(x[i]) < 1e-15:
+        return 0.0, np.zeros(len(x), np.int64)
+    mx = x[i]
+    w = x * x
+
+    def levels(iscale):
+        return np.array([max(-nmax, min(nmax - 1, nearest_int(iscale * v))) for v in x])
+
+    l = levels(-nmax / mx)
+    sumlx, suml2 = float((w * x * l).sum()), float((w * l * l).sum())
+    scale = sumlx / suml2 if suml2 else 0.0
+    best, L = scale * sumlx, l + nmax
+    for step in range(-9, 10):
+        if step == 0:
+            continue
+        l = levels(-(nmax + 0.1 * step) / mx)
+        sumlx, suml2 = float((w * x * l).sum()), float((w * l * l).sum())
+        if suml2 > 0 and sumlx * sumlx > best * suml2:
+            L, scale = l + nmax, sumlx / suml2
+            best = scale * sumlx
+    return scale, L
+
+
+def quantize_q6_k(x):
+    """quantize_row_q6_K_ref: sixteen sub-blocks of 16 with an int8 scale each, a float16 d, 6-bit levels."""
+    out = b""
+    for block in x.reshape(-1, 256):
+        scales, L = np.zeros(16), np.zeros(256, np.int64)
+        for ib in range(16):
+            scales[ib], L[16 * ib:16 * ib + 16] = make_qx_quants(block[16 * ib:16 * ib + 16], 32)
+        ib_max = int(np.argmax(np.abs(scales)))
+        if abs(scales[ib_max]) < 1e-15:
+            out += bytes(210)
+            continue
+        iscale = -128.0 / scales[ib_max]
+        d = np.float16(1 / iscale)
+        sc = np.array([min(127, nearest_int(iscale * v)) for v in scales], np.int8)
+        for j in range(16):
+            dj = float(np.float32(d)) * int(sc[j])
+            if dj == 0:
+                continue
+            for i in range(16):
+                L[16 * j + i] = max(-32, min(31, nearest_int(block[16 * j + i] / dj))) + 32
+        ql, qh = np.zeros(128, np.uint8), np.zeros(64, np.uint8)
+        for half in range(2):
+            Lh = L[128 * half:128 * half + 128]
+            for l in range(32):
+                ql[64 * half + l] = (Lh[l] & 0xF) | ((Lh[l + 64] & 0xF) << 4)
+                ql[64 * half + l + 32] = (Lh[l + 32] & 0xF) | ((Lh[l + 96] & 0xF) << 4)
+                qh[32 * half + l] = (Lh[l] >> 4) | ((Lh[l + 32] >> 4) << 2) | ((Lh[l + 64] >> 4) << 4) | ((Lh[l + 96] >> 4) << 6)
+        out += ql.tobytes() + qh.tobytes() + sc.tobytes() + d.tobytes()
+    return out
+
+
+def dequantize_q6_k(raw):
+    """dequantize_row_q6_K."""
+    values = []
+    for b in np.frombuffer(raw, np.uint8).reshape(-1, 210):
+        ql, qh, sc = b[:128].astype(np.int32), b[128:192].astype(np.int32), b[192:208].copy().view(np.int8)
+        d = b[208:210].copy().view(np.float16).astype(np.float32)[0]
+        y = np.zeros(256, np.float32)
+        for half in range(2):
+            for l in range(32):
+                q = [(ql[64 * half + l] & 0xF) | (((qh[32 * half + l] >> 0) & 3) << 4),
+                     (ql[64 * half + l + 32] & 0xF) | (((qh[32 * half + l] >> 2) & 3) << 4),
+                     (ql[64 * half + l] >> 4) | (((qh[32 * half + l] >> 4) & 3) << 4),
+                     (ql[64 * half + l + 32] >> 4) | (((qh[32 * half + l] >> 6) & 3) << 4)]
+                for g in range(4):
+                    s = sc[8 * half + l // 16 + 2 * g]
+                    y[128 * half + 32 * g + l] = d * np.float32(s) * np.float32(q[g] - 32)
+        values.append(y)
+    return np.concatenate(values)
+
+
 def bf16_bytes(x):
     return (x.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16).tobytes()
 
@@ -213,8 +293,10 @@ def tensor(name, ggml_type, x):
         raw = quantize_q8_0(x.astype(np.float32)); ref = dequantize_q8_0(raw)
     elif ggml_type == Q4_0:
         raw = quantize_q4_0(x.astype(np.float32)); ref = dequantize_q4_0(raw)
-    else:
+    elif ggml_type == Q4_K:
         raw = quantize_q4_k(x.astype(np.float32)); ref = dequantize_q4_k(raw)
+    else:
+        raw = quantize_q6_k(x.astype(np.float32)); ref = dequantize_q6_k(raw)
     assert len(raw) == x.size // BLOCKS[ggml_type][0] * BLOCKS[ggml_type][1]
     return (name, ggml_type, list(x.shape), raw), ref
 
@@ -265,6 +347,13 @@ def main():
         x = rng.standard_normal((4, cols)).astype(np.float32)
         y = (x.astype(np.float64) @ w.astype(np.float64).T).astype(np.float32)
         matmuls[wname] = {"x": [float(v) for v in x.reshape(-1)], "x_shape": [4, cols], "y": [float(v) for v in y.reshape(-1)]}
+    # Q6_K from a generator of its own, so the draws above (and the files they make) stay as they were.
+    rng6 = np.random.default_rng(6)
+    add("q6_k", Q6_K, rng6.standard_normal((2, 256)))
+    w = add("w_q6_k", Q6_K, rng6.standard_normal((8, 512)) * 0.5).reshape(8, 512)
+    x = rng6.standard_normal((4, 512)).astype(np.float32)
+    y = (x.astype(np.float64) @ w.astype(np.float64).T).astype(np.float32)
+    matmuls["w_q6_k"] = {"x": [float(v) for v in x.reshape(-1)], "x_shape": [4, 512], "y": [float(v) for v in y.reshape(-1)]}
     write(os.path.join(DATA, "gguf_types.gguf"), gguf_bytes(METADATA, entries))
     with open(os.path.join(DATA, "gguf_types.json"), "w") as f:
         json.dump({"tensors": refs, "matmuls": matmuls}, f)
@@ -291,6 +380,8 @@ def main():
     write(os.path.join(SEEDS, "q4_k_one_block"), gguf_bytes([], [tensor("q4_k", Q4_K, rng.standard_normal(256))[0]]))
     write(os.path.join(SEEDS, "v2_aligned_64"), gguf_bytes([("general.alignment", UINT32, 64)], small[:2], version=2, alignment=64))
     write(os.path.join(SEEDS, "metadata_only"), gguf_bytes(METADATA, []))
+    write(os.path.join(SEEDS, "q6_k_one_block"),
+          gguf_bytes([], [tensor("q6_k", Q6_K, np.random.default_rng(7).standard_normal(256))[0]]))
 
 
 if __name__ == "__main__":
