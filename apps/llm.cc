@@ -1,13 +1,17 @@
 // llm: text generation with a LLaMA-family model (llama, mistral, qwen2) from a Hugging Face folder
-// (config.json, tokenizer.json, model.safetensors or its shards), streamed as it is generated, with a KV
-// cache decoded under tg::Jit; tokens/s of the prompt and of the generation are printed at the end
-// (README.md's Apps section). E.g. with a downloaded Qwen2.5-0.5B-Instruct folder:
+// (config.json, tokenizer.json, model.safetensors or its shards) or a GGUF file (weights F32/F16/BF16 or
+// quantized Q8_0/Q4_0/Q4_K, kept quantized on the device; the tokenizer from its metadata), streamed as it
+// is generated, with a KV cache decoded under tg::Jit; tokens/s of the prompt and of the generation are
+// printed at the end (README.md's Apps section). E.g. with a downloaded Qwen2.5-0.5B-Instruct folder, or
+// a GGUF file of it:
 //   ./bazelw run -c opt //apps:llm -- --model=$PWD/Qwen2.5-0.5B-Instruct --chat=auto --prompt="Hi!"
+//   ./bazelw run -c opt //apps:llm -- --model=$PWD/qwen2.5-0.5b-instruct-q8_0.gguf --chat=auto --prompt="Hi!"
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -17,12 +21,15 @@
 #include "apps/llm_chat.h"
 #include "apps/llm_checkpoint.h"
 #include "apps/llm_config.h"
+#include "apps/llm_gguf.h"
 #include "apps/llm_model.h"
 #include "apps/llm_sampler.h"
 #include "apps/llm_tokenizer.h"
 #include "frontend/tg.h"
 
-ABSL_FLAG(std::string, model, "", "a Hugging Face model folder: config.json, tokenizer.json, *.safetensors");
+ABSL_FLAG(std::string, model, "",
+          "a Hugging Face model folder (config.json, tokenizer.json, *.safetensors) or a .gguf file (of a split "
+          "model, its first part PREFIX-00001-of-0000N.gguf)");
 ABSL_FLAG(std::string, prompt, "The", "text to continue (or, with --chat, the user's message)");
 ABSL_FLAG(std::string, chat, "none", "chat template: none, auto, chatml, llama3, llama2, mistral");
 ABSL_FLAG(std::string, system, "", "system prompt (with --chat)");
@@ -51,25 +58,47 @@ size_t CompleteUtf8(const std::string& s) {
   return back + 1 >= want ? s.size() : i - 1;
 }
 
+// What --model names: its config, weights and tokenizer, from a folder or a GGUF file.
+struct Model {
+  tg::apps::LlmConfig config;
+  tg::nn::StateDict weights;
+  tg::apps::LlmTokenizer tokenizer;
+  std::string vocab_source;  // where config.vocab_size comes from, for the mismatch error
+};
+
+Model LoadModel(const std::string& path) {
+  if (tg::apps::IsGgufPath(path)) {
+    if (!std::filesystem::is_regular_file(path)) throw tg::Error("--model=" + path + " is not a file");
+    tg::apps::LlmGguf gguf = tg::apps::LoadLlmGguf(path);
+    tg::apps::LlmTokenizer tokenizer = tg::apps::LlmTokenizer::FromGguf(gguf.header, path);
+    return {gguf.config, std::move(gguf.weights), std::move(tokenizer), "token_embd.weight's rows"};
+  }
+  if (!std::filesystem::is_directory(path))
+    throw tg::Error("--model=" + path + " is not a folder (expected config.json, tokenizer.json and *.safetensors in it) "
+                    "nor a .gguf file");
+  tg::apps::LlmConfig config = tg::apps::LoadLlmConfig(path + "/config.json");
+  tg::apps::LlmTokenizer tokenizer = tg::apps::LlmTokenizer::Load(path + "/tokenizer.json");
+  return {config, tg::apps::LoadLlmCheckpoint(path), std::move(tokenizer), "config.json's vocab_size"};
+}
+
 int Run() {
-  const std::string folder = absl::GetFlag(FLAGS_model);
-  if (folder.empty()) throw tg::Error("--model is required: a Hugging Face model folder (see --help)");
-  if (!std::filesystem::is_directory(folder))
-    throw tg::Error("--model=" + folder + " is not a folder (expected config.json, tokenizer.json and *.safetensors in it)");
+  const std::string path = absl::GetFlag(FLAGS_model);
+  if (path.empty()) throw tg::Error("--model is required: a Hugging Face model folder or a .gguf file (see --help)");
   tg::apps::Sampler sampler({absl::GetFlag(FLAGS_temperature), absl::GetFlag(FLAGS_top_k), absl::GetFlag(FLAGS_top_p),
                              absl::GetFlag(FLAGS_repetition_penalty), absl::GetFlag(FLAGS_seed)});
-  tg::apps::UseDevice(absl::GetFlag(FLAGS_device));
-  tg::apps::LlmConfig config = tg::apps::LoadLlmConfig(folder + "/config.json");
-  tg::apps::LlmTokenizer tokenizer = tg::apps::LlmTokenizer::Load(folder + "/tokenizer.json");
+  tg::apps::UseDevice(absl::GetFlag(FLAGS_device));  // first: a GGUF file's blocks are loaded to the device
+  Model loaded = LoadModel(path);
+  const tg::apps::LlmConfig& config = loaded.config;
+  tg::apps::LlmTokenizer& tokenizer = loaded.tokenizer;
   if (tokenizer.size() > config.vocab_size)
-    throw tg::Error(folder + ": tokenizer.json has ids up to " + std::to_string(tokenizer.size() - 1) +
-                    " but config.json's vocab_size is " + std::to_string(config.vocab_size) +
+    throw tg::Error(path + ": the tokenizer has ids up to " + std::to_string(tokenizer.size() - 1) + " but " +
+                    loaded.vocab_source + " is " + std::to_string(config.vocab_size) +
                     ": the tokenizer does not belong to this model");
   tg::apps::ChatFormat chat = tg::apps::ParseChatFormat(absl::GetFlag(FLAGS_chat), tokenizer);
   const int context_flag = absl::GetFlag(FLAGS_context);
   if (context_flag < 0) throw tg::Error("--context must be >= 0 (0 = the model's), not " + std::to_string(context_flag));
   int64_t context = context_flag > 0 ? context_flag : std::min<int64_t>(config.max_positions, 4096);
-  tg::apps::LlmModel model(config, tg::apps::LoadLlmCheckpoint(folder), context);
+  tg::apps::LlmModel model(config, std::move(loaded.weights), context);
 
   const std::string prompt = absl::GetFlag(FLAGS_prompt);
   std::vector<int> ids = tokenizer.Encode(tg::apps::ApplyChatTemplate(chat, absl::GetFlag(FLAGS_system), prompt));
@@ -117,7 +146,8 @@ int Run() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
-      "LLaMA-family text generation: --model=FOLDER (config.json, tokenizer.json, *.safetensors) [--prompt=TEXT]\n"
+      "LLaMA-family text generation: --model=FOLDER (config.json, tokenizer.json, *.safetensors) or\n"
+      "  --model=FILE.gguf (F32/F16/BF16/Q8_0/Q4_0/Q4_K weights) [--prompt=TEXT]\n"
       "  [--chat=auto --system=TEXT] [--tokens=N] [--temperature=T --top_k=K --top_p=P --repetition_penalty=R\n"
       "  --seed=S] (greedy by default) [--context=N] [--device=D]");
   absl::ParseCommandLine(argc, argv);

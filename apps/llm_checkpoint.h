@@ -1,7 +1,8 @@
 // The weights of a Hugging Face model folder: model.safetensors, or the shards that
 // model.safetensors.index.json maps tensor names to. Loaded lazily (frontend/nn/safetensors.h): each
 // file is memory-mapped and a tensor's bytes are read when it is first realized. The tensors are on the CPU,
-// which has every dtype (apps/llm_model.h casts them there and copies them to the model's device).
+// which has every dtype (apps/llm_model.h copies them to the model's device in their dtype, or as float32
+// where the device lacks it).
 #ifndef TG_APPS_LLM_CHECKPOINT_H_
 #define TG_APPS_LLM_CHECKPOINT_H_
 

@@ -18,6 +18,9 @@ struct RopeScaling {
   double low_freq_factor = 1.0;             // llama3
   double high_freq_factor = 4.0;            // llama3
   int64_t original_max_positions = 8192;    // llama3
+  // Per frequency, what its inverse frequency is divided by after the above: GGUF's rope_freqs.weight,
+  // llama.cpp's form of llama3 scaling. Empty = none.
+  std::vector<double> frequency_divisors;
 };
 
 struct LlmConfig {

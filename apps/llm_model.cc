@@ -4,24 +4,53 @@
 #include "apps/llm_model.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 
+#include "frontend/devices.h"
 #include "ir/error.h"
 
 namespace tg::apps {
 namespace {
 
-Tensor Take(nn::StateDict& sd, const std::string& name, const Shape& shape) {
+// |weight| cast to float32 where it was loaded (the CPU, which has every dtype), then copied to |device|.
+Tensor FloatOn(const Tensor& weight, const std::string& device) {
+  Tensor as_float = weight.cast(dtypes::float32).realize();
+  return as_float.device() == device ? as_float : as_float.to(device).realize();
+}
+
+// A matmul weight as LlmModel keeps it on |device|: a float32 view of what is stored. A float16 or
+// bfloat16 weight stays in its dtype where the device computes in it (copied there once) and is cast
+// inside the kernels that read it; a float32 weight already on the device is kept as given, so a lazy one
+// (a GGUF tensor's ggml_dequantize over its blocks, apps/llm_gguf.h) is dequantized inside each matmul
+// that uses it and never stored as float. Anything else becomes float32 (FloatOn).
+Tensor StoredOn(const Tensor& weight, const std::string& device) {
+  const DType dtype = weight.dtype();
+  if (dtype == dtypes::float32 && weight.device() == device) return weight;
+  if ((dtype == dtypes::float16 || dtype == dtypes::bfloat16) && device_supports(device, dtype)) {
+    Tensor on_device = weight.device() == device ? weight : weight.to(device).realize();
+    return on_device.cast(dtypes::float32);
+  }
+  return FloatOn(weight, device);
+}
+
+const Tensor& Checked(const nn::StateDict& sd, const std::string& name, const Shape& shape) {
   auto it = sd.find(name);
   if (it == sd.end()) throw Error("llm checkpoint: missing tensor \"" + name + "\"");
   if (it->second.shape() != shape)
     throw Error("llm checkpoint: \"" + name + "\" is " + ShapeString(it->second.shape()) + ", expected " +
-                ShapeString(shape) + " (from config.json)");
-  // Cast where the checkpoint was loaded (the CPU, which has every dtype), then copy to the device.
-  Tensor weight = it->second.cast(dtypes::float32).realize();
-  const std::string device = default_device();
-  return weight.device() == device ? weight : weight.to(device).realize();
+                ShapeString(shape) + " (from the model's config)");
+  return it->second;
+}
+
+Tensor Take(const nn::StateDict& sd, const std::string& name, const Shape& shape) {
+  return StoredOn(Checked(sd, name, shape), default_device());
+}
+
+// Norm weights and biases: small, so plain float32.
+Tensor TakeFloat(const nn::StateDict& sd, const std::string& name, const Shape& shape) {
+  return FloatOn(Checked(sd, name, shape), default_device());
 }
 
 // tg::nn::RMSNorm over the checkpoint's weight.
@@ -45,14 +74,14 @@ LlmModel::Layer LlmModel::TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64
   const int64_t d = c.hidden_size, hd = c.head_dim, f = c.intermediate_size;
   const std::string p = "model.layers." + std::to_string(index) + ".";
   auto bias = [&](const char* name, int64_t n) {
-    return c.qkv_bias ? std::optional<Tensor>(Take(sd, p + name, {n})) : std::nullopt;
+    return c.qkv_bias ? std::optional<Tensor>(TakeFloat(sd, p + name, {n})) : std::nullopt;
   };
-  return Layer{NormOf(Take(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps),
+  return Layer{NormOf(TakeFloat(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps),
                Take(sd, p + "self_attn.q_proj.weight", {c.heads * hd, d}),
                Take(sd, p + "self_attn.k_proj.weight", {c.kv_heads * hd, d}),
                Take(sd, p + "self_attn.v_proj.weight", {c.kv_heads * hd, d}),
                Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd}),
-               NormOf(Take(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps),
+               NormOf(TakeFloat(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps),
                Take(sd, p + "mlp.gate_proj.weight", {f, d}),
                Take(sd, p + "mlp.up_proj.weight", {f, d}),
                Take(sd, p + "mlp.down_proj.weight", {d, f}),
@@ -67,9 +96,28 @@ LlmModel::LlmModel(const LlmConfig& config, nn::StateDict sd, int64_t context)
     : config_(config), context_(context > 0 ? context : config.max_positions),
       rope_(MakeRopeTables(config, context_)),
       embed_(Take(sd, "model.embed_tokens.weight", {config.vocab_size, config.hidden_size})),
-      norm_(NormOf(Take(sd, "model.norm.weight", {config.hidden_size}), config.rms_norm_eps)),
+      norm_(NormOf(TakeFloat(sd, "model.norm.weight", {config.hidden_size}), config.rms_norm_eps)),
       head_(config.tie_word_embeddings ? embed_ : Take(sd, "lm_head.weight", {config.vocab_size, config.hidden_size})) {
   for (int64_t i = 0; i < config_.layers; ++i) layers_.push_back(TakeLayer(sd, config_, i, context_));
+}
+
+std::map<std::string, int64_t> LlmModel::weight_bytes() const {
+  std::vector<const Tensor*> weights{&embed_, &head_};
+  std::vector<const std::optional<Tensor>*> optional{&norm_.weight};
+  for (const Layer& l : layers_) {
+    for (const Tensor* w : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) weights.push_back(w);
+    for (const std::optional<Tensor>* w : {&l.attn_norm.weight, &l.mlp_norm.weight, &l.q_bias, &l.k_bias, &l.v_bias})
+      optional.push_back(w);
+  }
+  for (const std::optional<Tensor>* w : optional)
+    if (w->has_value()) weights.push_back(&**w);
+  std::set<const UOp*> seen;
+  std::map<std::string, int64_t> bytes;
+  for (const Tensor* w : weights)
+    for (const UOpRef& u : w->uop()->toposort())
+      if (u->op() == Ops::kBuffer && seen.insert(u.get()).second)
+        bytes[std::string(u->dtype().name())] += u->numel() * static_cast<int64_t>(u->dtype().itemsize());
+  return bytes;
 }
 
 Tensor LlmModel::Rotate(const Tensor& x, const Tensor& positions) const {

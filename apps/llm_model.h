@@ -1,6 +1,8 @@
 // A LLaMA-family decoder (llama, mistral, qwen2 by their config.json): RMSNorm, rotary embeddings,
 // grouped-query attention, SwiGLU MLP, tied or untied LM head, from Hugging Face safetensors weights
-// (cast to float32 on the device). The model of apps/llm.cc (README.md's Apps section).
+// or GGUF files (apps/llm_gguf.h). Weights stay on the device as stored: float16/bfloat16 ones in their
+// dtype where the device has it, quantized GGUF ones as their blocks, turned into float32 inside the
+// kernels that read them. The model of apps/llm.cc (README.md's Apps section).
 //
 // The KV cache holds |context| positions per layer. Prefill() feeds a prompt in one forward pass; Step()
 // feeds one token under tg::Jit, one capture per bucket of positions (16, 32, 64, ... up to |context|):
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <optional>
 #include <vector>
 
@@ -29,7 +32,8 @@ class LlmModel {
   // Weights named as HF's *ForCausalLM saves them: model.embed_tokens, model.layers.N.{input_layernorm,
   // self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm, lm_head
   // (absent when tied). tg::Error naming the first missing or misshapen tensor. |context| caps the cache
-  // (0 = the config's max_position_embeddings).
+  // (0 = the config's max_position_embeddings). A float32 weight already on the default device is used as
+  // given: a lazy one (GGUF's dequantized blocks) is computed inside each kernel that reads it.
   LlmModel(const LlmConfig& config, nn::StateDict weights, int64_t context = 0);
   LlmModel(const LlmModel&) = delete;  // the Jits capture |this|
   LlmModel& operator=(const LlmModel&) = delete;
@@ -47,6 +51,9 @@ class LlmModel {
   int64_t vocab() const { return config_.vocab_size; }
   const LlmConfig& config() const { return config_; }
   size_t captured_buckets() const { return steps_.size(); }
+  // The bytes of the device buffers the weights are read from, by dtype name: {"float16": ...} for an
+  // F16 checkpoint, {"uint16": ..., "float32": ...} for a quantized GGUF one (its blocks, and the norms).
+  std::map<std::string, int64_t> weight_bytes() const;
 
  private:
   struct Layer {

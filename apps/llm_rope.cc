@@ -30,6 +30,7 @@ std::vector<double> RopeInverseFrequencies(const LlmConfig& config) {
       }
     }
   }
+  for (size_t i = 0; i < s.frequency_divisors.size() && i < inv.size(); ++i) inv[i] /= s.frequency_divisors[i];
   return inv;
 }
 

@@ -1,6 +1,6 @@
 // //apps:llm end to end, as a user runs it: greedy generation prints the reference continuation
-// (tests/apps/make_llm_reference.py) and the tokens/s line, a chat template runs, and bad folders or
-// flags exit 1 with a message saying what is wrong.
+// (tests/apps/make_llm_reference.py) and the tokens/s line, a chat template runs, and bad folders, GGUF
+// files or flags exit 1 with a message saying what is wrong.
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -39,6 +39,21 @@ TEST(LlmApp, GreedyGenerationPrintsTheReferenceContinuation) {
   }
 }
 
+// The GGUF files that carry a tokenizer (tests/apps/make_llm_gguf_reference.py): Q8_0 weights, the
+// tokenizer from tokenizer.ggml.*, the continuation PyTorch computed on the file's own weights.
+TEST(LlmApp, GgufGreedyGenerationPrintsTheReferenceContinuation) {
+  nlohmann::json all = nlohmann::json::parse(std::ifstream(kData + "llm_gguf/reference.json"));
+  for (const std::string name : {"llama_q8_0", "qwen2_q8_0"}) {
+    const nlohmann::json& ref = all[name];
+    std::string prompt = ref["prompt"].get<std::string>();
+    AppRun run = RunApp("llm", {"--model=" + kData + "llm_gguf/" + name + ".gguf", "--prompt=" + prompt,
+                                "--tokens=" + std::to_string(ref["greedy"].size())});
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_THAT(run.output, HasSubstr(prompt + ref["greedy_text"].get<std::string>() + "\n")) << name;
+    EXPECT_THAT(run.output, HasSubstr("prompt: " + std::to_string(ref["ids"].size()) + " tokens in ")) << name;
+  }
+}
+
 TEST(LlmApp, ChatAndSamplingRun) {
   AppRun run = RunApp("llm", {"--model=" + kData + "llm_qwen2", "--chat=auto", "--system=Be brief.", "--prompt=hi",
                               "--tokens=5", "--temperature=0.8", "--top_k=20", "--top_p=0.9",
@@ -69,6 +84,8 @@ void ExpectFails(const std::vector<std::string>& args, const std::string& messag
 TEST(LlmApp, BadFoldersAndFlagsAreErrors) {
   ExpectFails({}, "llm: --model is required");
   ExpectFails({"--model=/nonexistent/model"}, "llm: --model=/nonexistent/model is not a folder");
+  ExpectFails({"--model=/nonexistent/model.gguf"}, "llm: --model=/nonexistent/model.gguf is not a file");
+  ExpectFails({"--model=" + kData + "llm_gguf/bad_architecture.gguf"}, "general.architecture \"gptneox\" is not supported");
   auto same = [](nlohmann::json&) {};
   ExpectFails({"--model=" + Changed("no_config", same, "config.json")}, "config.json: cannot be read");
   ExpectFails({"--model=" + Changed("no_tokenizer", same, "tokenizer.json")}, "tokenizer.json: cannot be read");

@@ -4,10 +4,12 @@
 #include "apps/llm_model.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "apps/llm_checkpoint.h"
 #include "apps/llm_config.h"
+#include "frontend/devices.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -96,6 +98,23 @@ TEST(LlmModel, StepsAcrossBucketsMatchTheFullForward) {
   ExpectNear(model.Prefill({ids.begin(), ids.begin() + 3}), Row(full, 2, vocab), "prefill");
   for (size_t pos = 3; pos < ids.size(); ++pos) ExpectNear(model.Step(ids[pos]), Row(full, pos, vocab), "step " + std::to_string(pos));
   EXPECT_EQ(model.captured_buckets(), 2u);
+}
+
+// The F16 and BF16 checkpoints stay in their dtype on a device that computes in it: the matmul weights'
+// bytes are the file's, only the norms (and qwen2's biases) are float32, and running keeps it so.
+TEST(LlmModel, HalfWeightsStayHalfOnTheDevice) {
+  for (const auto& [name, dtype] : {std::pair<std::string, DType>{"llama", dtypes::float16}, {"qwen2", dtypes::bfloat16}}) {
+    if (!device_supports(default_device(), dtype)) continue;
+    nn::StateDict weights = WeightsOf(name);
+    int64_t half = 0, small = 0;
+    for (const auto& [key, w] : weights) (w.ndim() == 2 ? half : small) += w.numel() * 2;
+    LlmModel model(ConfigOf(name), weights);
+    const std::map<std::string, int64_t> want{{dtype.name(), half}, {"float32", small * 2}};
+    EXPECT_EQ(model.weight_bytes(), want) << name;
+    model.Prefill({1, 2, 3});
+    model.Step(4);
+    EXPECT_EQ(model.weight_bytes(), want) << name << " after running";
+  }
 }
 
 TEST(LlmModel, MissingTensorIsNamed) {

@@ -253,6 +253,12 @@ def forward(cfg, w, ids):
     return rms(x, "model.norm.weight") @ head.T
 
 
+def continuation_text(tok, ids, cont):
+    """The text the app prints after the prompt: the continuation decoded after the prompt, not alone (a
+    SentencePiece decoder drops the space of the text's first token only)."""
+    return tok.decode(ids + cont)[len(tok.decode(ids)):]
+
+
 def greedy(cfg, w, ids, n):
     out = list(ids)
     for _ in range(n):
@@ -342,7 +348,7 @@ def main():
             ids = tok.encode(PROMPT, bos=True)
             cont = greedy(cfg, w, ids, GREEDY_TOKENS)
             ref[name] = {"prompt": PROMPT, "ids": ids, "logits": rounded(forward(cfg, w, ids)),
-                         "greedy": cont, "greedy_text": tok.decode(cont)}
+                         "greedy": cont, "greedy_text": continuation_text(tok, ids, cont)}
         ref["mistral"]["config"] = mistral
         for name, tok in [("llama", sp), ("qwen2", bl)]:
             ref[name]["cases"] = [{"text": c, "ids": tok.encode(c, bos=False)} for c in CASES]

@@ -1,0 +1,183 @@
+// apps/llm_gguf: the GGUF models of tests/apps/make_llm_gguf_reference.py (F32, F16, Q8_0, Q4_0, Q4_K, llama
+// with the converter's Q/K permutation and qwen2) give PyTorch's logits over each file's own dequantized
+// weights and the same greedy continuation through the KV cache; quantized weights stay blocks on the
+// device; and each bad file is refused naming what is wrong. Run on every device (tests/device_test.bzl).
+//
+// Tolerance 1e-4, as for the safetensors models (llm_model_test): the reference runs on exactly the
+// values the file's bytes decode to (float16 widened, blocks dequantized by ggml's formulas), so the two
+// sides differ only in float32 rounding and summation order, not by the quantization error.
+#include "apps/llm_gguf.h"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "apps/llm_model.h"
+#include "frontend/nn/quant.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace tg::apps {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
+
+const std::string kData = "tests/apps/data/llm_gguf/";
+
+const nlohmann::json& Reference() {
+  static const nlohmann::json* ref = [] {
+    std::ifstream in(kData + "reference.json");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return new nlohmann::json(nlohmann::json::parse(s.str()));
+  }();
+  return *ref;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4) << what << " logit " << i;
+}
+
+int Argmax(const std::vector<float>& v) { return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin()); }
+
+std::unique_ptr<LlmModel> Load(const std::string& name) {
+  LlmGguf gguf = LoadLlmGguf(kData + name + ".gguf");
+  return std::make_unique<LlmModel>(gguf.config, std::move(gguf.weights));
+}
+
+class LlmGgufTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LlmGgufTest, PromptLogitsMatchPyTorchOnTheFilesWeights) {
+  const nlohmann::json& ref = Reference()[GetParam()];
+  std::vector<int32_t> ids = ref["ids"].get<std::vector<int32_t>>();
+  std::unique_ptr<LlmModel> model = Load(GetParam());
+  const int64_t t = static_cast<int64_t>(ids.size()), first = ref["first_position"].get<int64_t>();
+  std::vector<float> all = model->Forward(Tensor::from_vector(ids, Shape{1, t})).to_vector<float>();
+  std::vector<float> got(all.begin() + first * model->vocab(), all.end());
+  ExpectNear(got, ref["logits"].get<std::vector<float>>(), GetParam());
+}
+
+// The prompt through the cache, then greedy steps replayed under the decode JIT.
+TEST_P(LlmGgufTest, CachedGreedyContinuationMatchesPyTorch) {
+  const nlohmann::json& ref = Reference()[GetParam()];
+  std::vector<int> ids = ref["ids"].get<std::vector<int>>(), want = ref["greedy"].get<std::vector<int>>();
+  std::vector<float> last = ref["logits"].get<std::vector<float>>();
+  std::unique_ptr<LlmModel> model = Load(GetParam());
+  const size_t vocab = static_cast<size_t>(model->vocab());
+  std::vector<float> logits = model->Prefill(ids);
+  ExpectNear(logits, std::vector<float>(last.end() - static_cast<std::ptrdiff_t>(vocab), last.end()), "prefill");
+  std::vector<int> got;
+  while (got.size() < want.size()) {
+    got.push_back(Argmax(logits));
+    logits = model->Step(got.back());
+  }
+  EXPECT_EQ(got, want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Files, LlmGgufTest,
+                         ::testing::Values("llama_f16", "llama_q8_0", "llama_q4_0", "llama_q4_k", "qwen2_f32",
+                                           "qwen2_q8_0", "qwen2_q4_0", "qwen2_q4_k"));
+
+// What the device holds of a quantized model: the file's blocks (uint16 words) and the float32 norms and
+// biases, nothing of the size of a float32 matrix, before and after a prompt and a decode step.
+TEST(LlmGguf, QuantizedWeightsStayBlocksOnTheDevice) {
+  for (const std::string name : {"llama_q8_0", "qwen2_q4_0", "llama_q4_k"}) {
+    LlmGguf gguf = LoadLlmGguf(kData + name + ".gguf");
+    int64_t blocks = 0, small = 0;
+    for (const nn::GGUFTensorInfo& t : gguf.header.tensors)
+      (nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? blocks : small) += static_cast<int64_t>(t.nbytes);
+    ASSERT_GT(blocks, 0) << name;
+    LlmModel model(gguf.config, std::move(gguf.weights));
+    const std::map<std::string, int64_t> want{{"float32", small}, {"uint16", blocks}};
+    EXPECT_EQ(model.weight_bytes(), want) << name;
+    model.Prefill({1, 2, 3});
+    model.Step(4);
+    EXPECT_EQ(model.weight_bytes(), want) << name << " after running";
+  }
+}
+
+TEST(LlmGguf, ConfigComesFromTheMetadata) {
+  LlmGguf llama = LoadLlmGguf(kData + "llama_q8_0.gguf");
+  const LlmConfig& c = llama.config;
+  EXPECT_EQ(c.model_type, "llama");
+  EXPECT_EQ(c.hidden_size, 32);
+  EXPECT_EQ(c.intermediate_size, 64);
+  EXPECT_EQ(c.layers, 2);
+  EXPECT_EQ(c.heads, 4);
+  EXPECT_EQ(c.kv_heads, 2);
+  EXPECT_EQ(c.head_dim, 8);
+  EXPECT_EQ(c.max_positions, 64);
+  EXPECT_FLOAT_EQ(c.rms_norm_eps, 1e-5);
+  EXPECT_EQ(c.rope_scaling.kind, RopeScaling::Kind::kLinear);
+  EXPECT_DOUBLE_EQ(c.rope_scaling.factor, 2.0);
+  EXPECT_FALSE(c.tie_word_embeddings);
+  EXPECT_FALSE(c.qkv_bias);
+  EXPECT_EQ(c.vocab_size, static_cast<int64_t>(llama.header.at("tokenizer.ggml.tokens").as_array().size()));
+  EXPECT_EQ(c.bos_token_id, 1);
+  EXPECT_EQ(c.eos_token_ids, std::vector<int>{2});
+  EXPECT_TRUE(llama.weights.count("lm_head.weight"));
+  EXPECT_TRUE(llama.weights.count("model.layers.1.mlp.down_proj.weight"));
+
+  // llama.cpp's llama3 scaling: a divisor per frequency, the factor 8 for the long wavelengths.
+  std::vector<double> divisors = LoadLlmGguf(kData + "llama_q4_0.gguf").config.rope_scaling.frequency_divisors;
+  ASSERT_EQ(divisors.size(), 4u);
+  EXPECT_GT(divisors[0], 1.0);
+  EXPECT_LT(divisors[0], 8.0);
+  EXPECT_FLOAT_EQ(divisors[3], 8.0);
+  EXPECT_TRUE(c.rope_scaling.frequency_divisors.empty());
+
+  LlmGguf qwen2 = LoadLlmGguf(kData + "qwen2_q8_0.gguf");
+  EXPECT_EQ(qwen2.config.model_type, "qwen2");
+  EXPECT_TRUE(qwen2.config.tie_word_embeddings);
+  EXPECT_FALSE(qwen2.weights.count("lm_head.weight"));
+  EXPECT_TRUE(qwen2.config.qkv_bias);
+  EXPECT_EQ(qwen2.config.kv_heads, 1);
+  EXPECT_DOUBLE_EQ(qwen2.config.rope_theta, 1e6);
+  EXPECT_EQ(qwen2.config.rope_scaling.kind, RopeScaling::Kind::kNone);
+  // The embedding is padded past the tokenizer, as released Qwen2 models are: the rows count.
+  EXPECT_EQ(qwen2.config.vocab_size, static_cast<int64_t>(qwen2.header.at("tokenizer.ggml.tokens").as_array().size()) + 5);
+}
+
+TEST(LlmGguf, GgufPathsAreToldFromFolders) {
+  EXPECT_TRUE(IsGgufPath("m/llama-00001-of-00003.gguf"));
+  EXPECT_FALSE(IsGgufPath("models/llama"));
+  EXPECT_FALSE(IsGgufPath(".gguf"));
+}
+
+void ExpectRefused(const std::string& file, const std::string& message) {
+  EXPECT_THAT([&] { LoadLlmGguf(kData + file + ".gguf"); }, ThrowsMessage<Error>(HasSubstr(message))) << file;
+}
+
+TEST(LlmGguf, UnknownArchitectureIsRefused) {
+  ExpectRefused("bad_architecture", "general.architecture \"gptneox\" is not supported (allowed: llama");
+}
+
+TEST(LlmGguf, MissingMetadataKeyIsNamed) {
+  ExpectRefused("bad_missing_key", "GGUF metadata has no \"llama.feed_forward_length\" (a positive integer)");
+}
+
+TEST(LlmGguf, HeadsThatDoNotDivideAreRefused) {
+  ExpectRefused("bad_heads", "llama.attention.head_count 2 is not a multiple of llama.attention.head_count_kv 3");
+}
+
+TEST(LlmGguf, TensorOfTheWrongShapeIsNamed) {
+  ExpectRefused("bad_shape", "tensor \"blk.0.attn_k.weight\" is (8, 8), expected (4, 8) (from the llama.* metadata)");
+}
+
+TEST(LlmGguf, MissingTensorIsNamed) {
+  ExpectRefused("bad_missing_tensor", "has no tensor \"blk.0.ffn_up.weight\"");
+}
+
+TEST(LlmGguf, RopeFrequencyDivisorsOfTheWrongShapeAreRefused) {
+  ExpectRefused("bad_rope_freqs", "tensor \"rope_freqs.weight\" is float32 (3,), expected float32 (2,)");
+}
+
+TEST(LlmGguf, UnsupportedRopeScalingIsRefused) {
+  ExpectRefused("bad_rope_scaling", "\"llama.rope.scaling.type\" is \"yarn\", not supported (allowed: none, linear)");
+}
+
+}  // namespace
+}  // namespace tg::apps
