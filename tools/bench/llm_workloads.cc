@@ -12,10 +12,12 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "apps/llm_checkpoint.h"
 #include "apps/llm_config.h"
+#include "apps/llm_gguf.h"
 #include "apps/llm_model.h"
 #include "frontend/tg.h"
 #include "ir/error.h"
@@ -72,7 +74,6 @@ std::string MissingReason(LlmWeights w) {
     std::string path = ModelFolder() + "/" + file;
     if (!fs::exists(path)) return path + " is absent: " + make;
   }
-  if (w != LlmWeights::kFp32) return "the GGUF model loader is not in this build (apps/llm_gguf.h)";
   return "";
 }
 
@@ -84,11 +85,28 @@ void CheckShape(const apps::LlmConfig& c, const std::string& source) {
                 "; expected 768, 12, 32000): delete it and run tools/bench/make_w12_model.py");
 }
 
-std::unique_ptr<apps::LlmModel> LoadModel(LlmWeights w) {
+std::unique_ptr<apps::LlmModel> LoadModel(LlmWeights w, const std::string& device) {
   const std::string folder = ModelFolder();
-  apps::LlmConfig config = apps::LoadLlmConfig(folder + "/config.json");
-  CheckShape(config, folder + "/config.json");
-  return std::make_unique<apps::LlmModel>(config, apps::LoadLlmCheckpoint(folder), kContext);
+  if (w == LlmWeights::kFp32) {
+    apps::LlmConfig config = apps::LoadLlmConfig(folder + "/config.json");
+    CheckShape(config, folder + "/config.json");
+    return std::make_unique<apps::LlmModel>(config, apps::LoadLlmCheckpoint(folder), kContext);
+  }
+  const std::string path = folder + "/" + FormatOf(w).file;
+  apps::LlmGguf gguf = apps::LoadLlmGguf(path, device);
+  CheckShape(gguf.config, path);
+  return std::make_unique<apps::LlmModel>(gguf.config, std::move(gguf.weights), kContext);
+}
+
+// "weights float32 0.0768 MB uint16 142.3 MB": the device buffers the model reads its weights from, by dtype.
+std::string WeightsLabel(const apps::LlmModel& model) {
+  std::string out = "weights";
+  for (const auto& [dtype, bytes] : model.weight_bytes()) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), " %s %.4g MB", dtype.c_str(), bytes / 1e6);
+    out += buf;
+  }
+  return out;
 }
 
 // The decode and prefill workloads of one format run back to back: the last model loaded is kept (one
@@ -102,7 +120,7 @@ apps::LlmModel& CachedModel(LlmWeights w, const std::string& device) {
   static auto* slot = new Slot{};  // never destroyed: its buffers must not outlive the devices at exit
   if (!slot->model || slot->weights != w || slot->device != device) {
     slot->model.reset();
-    slot->model = LoadModel(w);
+    slot->model = LoadModel(w, device);
     slot->weights = w, slot->device = device;
   }
   return *slot->model;
@@ -168,7 +186,8 @@ void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup
   Timed t = TimeSelfTimedRuns(state, run, std::max(warmup, 2));
   const double tokens_per_s = kDecodeTokens / t.median_s;
   state.SetLabel("greedy from " + std::to_string(generated[0]) + ", " + std::to_string(generated[1]) + ", " +
-                 std::to_string(generated[2]) + "...; " + BoundLabel(FormatOf(w), tokens_per_s));
+                 std::to_string(generated[2]) + "...; " + BoundLabel(FormatOf(w), tokens_per_s) + "; " +
+                 WeightsLabel(model));
   Publish(state, Name("decode", w), device, t, tokens_per_s, "tokens/s");
 }
 
