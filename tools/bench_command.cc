@@ -69,7 +69,7 @@ const char kBenchUsage[] =
     "usage: tg bench [--device D[,D...]|all] [--filter REGEX] [--reps N] [--json out.json]\n"
     "                [--compare baseline.json [--threshold 0.9] [--alpha 0.05]] [--peers peers.json[,...]]\n"
     "                [--html report.html] [--results current.json]\n"
-    "  runs the benchmark suite W1-W11 (//tools/bench), writes the report (name, device, metric, value,\n"
+    "  runs the benchmark suite W1-W12 (//tools/bench), writes the report (name, device, metric, value,\n"
     "  unit, each timed run's figure) with --json; --compare prints each figure's ratio against the\n"
     "  baseline (>1 = better, for times too) and exits 1 when one regressed: its ratio is below\n"
     "  --threshold and a Mann-Whitney U test over both reports' samples gives p < --alpha (with fewer\n"

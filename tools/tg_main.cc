@@ -21,7 +21,7 @@ constexpr char kUsage[] =
     "             and each device (arch, vector width, compute units, memory)\n"
     "             --probe: load each plugin in a child process of its own, so one that\n"
     "             crashes or hangs in its driver is listed as [crashed] (signal, reason)\n"
-    "  bench      run the benchmark suite W1-W11, write JSON, gate against a baseline (U test), draw HTML\n"
+    "  bench      run the benchmark suite W1-W12, write JSON, gate against a baseline (U test), draw HTML\n"
     "             (tg bench --help)\n"
     "  compile    MODEL.onnx -o FILE.tgjit: capture an ONNX model under tg::Jit and save it, so\n"
     "             tg::Jit::load runs it with no compiles (tg compile --help)\n"

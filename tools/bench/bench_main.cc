@@ -1,4 +1,4 @@
-// bench: the benchmark suite W1-W11 (docs/benchmarks.md; figures in RESULTS.md) on Google Benchmark.
+// bench: the benchmark suite W1-W12 (docs/benchmarks.md; figures in RESULTS.md) on Google Benchmark.
 //   ./bazelw run --config=bench //tools/bench -- [--device=CPU[,OPENCL]|all] [--filter=REGEX] [--reps=N]
 //       [--json=out.json] [--list] [Google Benchmark flags]
 //   bench --cold=mlp_forward|mlp_step|saved_jit --device=D   (W8's child; the suite spawns it itself)

@@ -19,11 +19,8 @@
 #include "tools/cpp/runfiles/runfiles.h"
 
 namespace tg::bench {
-namespace {
-
 namespace fs = std::filesystem;
 
-// Where tools/setup.sh puts the models; TG_MODEL_DIR overrides, as for the tests.
 std::string ModelDir() {
   if (const char* d = std::getenv("TG_MODEL_DIR"); d && *d) return d;
   if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tinygrad-cc-models";
@@ -32,6 +29,8 @@ std::string ModelDir() {
     if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
   return home + "/.cache/tinygrad-cc-models";
 }
+
+namespace {
 
 // The checked-in input: in the bench binary's runfiles, else under the working directory (a binary run
 // from the repository root without its runfiles tree).

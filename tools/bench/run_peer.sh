@@ -3,11 +3,13 @@
 # which `tg bench --peers OUT.json` puts beside ours in one table:
 #   PyTorch  W1-W7   ../shared/peers/bench_torch.py, the way the figures in RESULTS.md were measured
 #   PyTorch  W9-W10  tools/bench/peers_torch.py (same timing, threads and format)
+#   PyTorch  W12     tools/bench/peer_llm.py (the same; skipped without make_w12_model.py's model)
 #   ONNX Runtime W11 tools/bench/peer_ort.mjs (onnxruntime-node, installed by tools/setup.sh)
 #
 #   tools/bench/run_peer.sh [OUT.json] [extra PyTorch peer args, e.g. --threads default,2]
 #
 # REPS=N sets the PyTorch peers' timed runs (common.py; 5, W5/W6/W9/W10 at least their own counts).
+# TG_MODEL_DIR moves W12's model folder as for the bench.
 # A peer that cannot run (no torch, no node, no shared peers directory) becomes a "skipped" record saying why;
 # the others still run. Needs python3-torch, python3-threadpoolctl and OpenBLAS (libopenblas0-pthread): without
 # OpenBLAS torch's matmuls fall back to the reference BLAS and W1/W5/W6 come out ~50x slower.
@@ -37,6 +39,8 @@ else
     skipped "$tmp/torch.json" torch "bench_torch.py failed (status $?)"
   TG_PEERS_DIR="$peers" "${torch_py[@]}" "$here/peers_torch.py" --json "$tmp/torch_apps.json" "$@" ||
     skipped "$tmp/torch_apps.json" torch "peers_torch.py failed (status $?)"
+  TG_PEERS_DIR="$peers" "${torch_py[@]}" "$here/peer_llm.py" --json "$tmp/torch_llm.json" "$@" ||
+    skipped "$tmp/torch_llm.json" torch "peer_llm.py failed (status $?)"
 fi
 
 if ! command -v node >/dev/null 2>&1; then
@@ -46,5 +50,5 @@ else
 fi
 
 reports=()
-for f in torch torch_apps ort; do [ -f "$tmp/$f.json" ] && reports+=("$tmp/$f.json"); done
+for f in torch torch_apps torch_llm ort; do [ -f "$tmp/$f.json" ] && reports+=("$tmp/$f.json"); done
 /usr/bin/python3 "$here/peer_report.py" "$out" "${reports[@]}"

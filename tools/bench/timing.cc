@@ -14,6 +14,14 @@ std::vector<Record>& Records() {
   return *records;
 }
 
+// Each timed run's figure for a rate: |value| (the median run's) scaled by median / run time.
+std::vector<double> RateSamples(const Timed& t, double value) {
+  std::vector<double> samples;
+  for (double s : t.times_s)
+    if (s > 0 && t.median_s > 0) samples.push_back(value * t.median_s / s);
+  return samples;
+}
+
 }  // namespace
 
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
@@ -67,6 +75,14 @@ void Publish(benchmark::State& state, const std::string& name, const std::string
   std::lock_guard<std::mutex> lock(records_mu);
   Records().push_back(std::move(median));
   Records().push_back({name, device, "first", t.first_s * 1e3, "ms"});
+}
+
+void PublishDerivedRate(const std::string& name, const std::string& device, const Timed& t, double value,
+                        const std::string& unit) {
+  Record median{name, device, "median", value, unit};
+  median.samples = RateSamples(t, value);
+  std::lock_guard<std::mutex> lock(records_mu);
+  Records().push_back(std::move(median));
 }
 
 void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,

@@ -36,6 +36,12 @@ Timed TimeSelfTimedRuns(benchmark::State& state, const std::function<double()>& 
 void Publish(benchmark::State& state, const std::string& name, const std::string& device, const Timed& t,
              double value, const std::string& unit);
 
+// A figure computed from |t|'s runs rather than measured by its own (W12's decode bound: the copy bandwidth
+// over the bytes a token reads): a "median" row of |value| in the rate |unit|, with a sample per timed run
+// scaled as |t|'s, and no "first" row and no counter.
+void PublishDerivedRate(const std::string& name, const std::string& device, const Timed& t, double value,
+                        const std::string& unit);
+
 // For a workload that cannot run here (a model or a file is missing): marks the benchmark skipped with
 // |reason| and records a "skipped" row, so the report says why instead of showing a figure.
 void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,

@@ -26,6 +26,8 @@ void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warm
 void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup);           // W9, tg::Jit
 void RunGptTrain(benchmark::State& state, const std::string& device, int warmup);           // W10, tg::Jit
 // ocr_workloads.cc
+// Where tools/setup.sh puts the models: $TG_MODEL_DIR, else $XDG_CACHE_HOME or ~/.cache + /tinygrad-cc-models.
+std::string ModelDir();
 struct OcrModel {
   const char* name;        // the workload: "W11_ocr_det"
   const char* model_file;  // in the model cache tools/setup.sh fills
@@ -34,6 +36,12 @@ struct OcrModel {
 void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);  // W11
 std::string OcrModelPath(const OcrModel& model);  // where the model file is (maybe absent)
 std::string OcrInputPath(const OcrModel& model);  // the checked-in input; "" when not found
+// llm_workloads.cc (W12)
+enum class LlmWeights { kFp32, kF16, kQ8_0 };  // the HF folder's float32, the F16 and the Q8_0 GGUF file
+void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup, LlmWeights weights);
+void RunLlmPrefill(benchmark::State& state, const std::string& device, int warmup, LlmWeights weights);
+// The host's copy bandwidth (W12_memcpy) and, from it, each format's decode bound in tokens/s.
+void RunMemcpy(benchmark::State& state, const std::string& device, int warmup);
 
 }  // namespace tg::bench
 

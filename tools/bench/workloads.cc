@@ -14,7 +14,7 @@ constexpr OcrModel kOcrDet = {"W11_ocr_det", "ch_PP-OCRv4_det_infer.onnx", "det_
 constexpr OcrModel kOcrCls = {"W11_ocr_cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx", "cls_input.pb"};
 
 // Reps and warm-up follow the torch peers (bench_torch.py, peers_torch.py): 5 / 1 by default, W5 20 / 3,
-// W6 10 / 2, W9 10 / 3, W10 20 / 3; W11 10 / 2 as peer_ort.mjs.
+// W6 10 / 2, W9 10 / 3, W10 20 / 3; W11 10 / 2 as peer_ort.mjs; W12 5 / 2 as peer_llm.py.
 Workload Make(std::string name, std::string description, int reps, int warmup, Fn fn) {
   return Workload{std::move(name), std::move(description), reps, warmup,
                   [fn = std::move(fn), warmup](benchmark::State& s, const std::string& d) { fn(s, d, warmup); }};
@@ -50,6 +50,20 @@ std::vector<Workload> BuildTable() {
            [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrDet); }),
       Make("W11_ocr_cls", "PaddleOCR direction classifier (ONNX) on 2x3x48x192 (ms)", 10, 2,
            [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrCls); }),
+      Make("W12_memcpy", "host memcpy of 256 MiB, all cores, read + write (GB/s); W12's decode bounds", 5, 1,
+           RunMemcpy),
+      Make("W12_llm_decode_fp32", "random LLaMA 110M shape, fp32: 32 greedy tokens after 32 (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmDecode(s, d, w, LlmWeights::kFp32); }),
+      Make("W12_llm_prefill_fp32", "W12's model, fp32: a 128-token prompt (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmPrefill(s, d, w, LlmWeights::kFp32); }),
+      Make("W12_llm_decode_f16", "W12's decode from the F16 GGUF (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmDecode(s, d, w, LlmWeights::kF16); }),
+      Make("W12_llm_prefill_f16", "W12's prefill from the F16 GGUF (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmPrefill(s, d, w, LlmWeights::kF16); }),
+      Make("W12_llm_decode_q8_0", "W12's decode from the Q8_0 GGUF (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmDecode(s, d, w, LlmWeights::kQ8_0); }),
+      Make("W12_llm_prefill_q8_0", "W12's prefill from the Q8_0 GGUF (tokens/s)", 5, 2,
+           [](auto& s, auto& d, int w) { RunLlmPrefill(s, d, w, LlmWeights::kQ8_0); }),
   };
 }
 

@@ -1,4 +1,4 @@
-// workloads.h: the suite (W1-W11, defined in docs/benchmarks.md) as Google Benchmark cases, one per
+// workloads.h: the suite (W1-W12, defined in docs/benchmarks.md) as Google Benchmark cases, one per
 // (workload, device), named "<workload>/<device>" (e.g. "W1_matmul_1024/CPU"). Workload names match
 // the PyTorch peer's JSON keys so RESULTS.md can pair them.
 #ifndef TG_TOOLS_BENCH_WORKLOADS_H_
@@ -20,7 +20,7 @@ struct Workload {
   std::function<void(benchmark::State&, const std::string& device)> run;
 };
 
-// W1-W11 in order.
+// W1-W12 in order.
 const std::vector<Workload>& AllWorkloads();
 
 // Registers every workload for every device; |reps| > 0 replaces each workload's own count.
