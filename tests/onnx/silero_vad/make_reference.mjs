@@ -25,6 +25,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeTensor } from '../tensor_proto.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SECONDS = 0.6;
@@ -98,29 +99,6 @@ function frames(signal, frame, context) {
     }
   }
   return { dims: [n, 1, width], data, count: n, width };
-}
-
-// --- TensorProto (float32): dims = field 1, data_type = 2, name = 8, raw_data = 9 ---
-function writeVarint(out, value) {
-  let v = BigInt(value);
-  do {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    out.push(v ? b | 0x80 : b);
-  } while (v);
-}
-
-function writeTensor(file, name, dims, data) {
-  const head = [];
-  for (const d of dims) { writeVarint(head, (1 << 3) | 0); writeVarint(head, d); }
-  writeVarint(head, (2 << 3) | 0); writeVarint(head, 1);  // FLOAT
-  const nameBytes = Buffer.from(name, 'utf8');
-  writeVarint(head, (8 << 3) | 2); writeVarint(head, nameBytes.length);
-  const raw = Buffer.alloc(data.length * 4);
-  data.forEach((x, i) => raw.writeFloatLE(x, i * 4));
-  const rawHead = [];
-  writeVarint(rawHead, (9 << 3) | 2); writeVarint(rawHead, raw.length);
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(head), nameBytes, Buffer.from(rawHead), raw]));
 }
 
 async function runCase(ort, session, model, rate) {
