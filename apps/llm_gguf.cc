@@ -15,12 +15,6 @@
 namespace tg::apps {
 namespace {
 
-std::string ShapeText(const Shape& shape) {
-  std::string out = "(";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + (shape.size() == 1 ? ",)" : ")");
-}
-
 // The metadata of |path| under the architecture's prefix, read with errors naming the key.
 struct Metadata {
   const nn::GGUFHeader& header;
@@ -107,7 +101,7 @@ LlmConfig ConfigOf(const Metadata& m) {
   const nn::GGUFTensorInfo* embed = FindTensor(m.header, "token_embd.weight");
   if (embed == nullptr) m.Fail("has no tensor \"token_embd.weight\" (the token embedding)");
   if (embed->shape.size() != 2 || embed->shape[1] != c.hidden_size)
-    m.Fail("tensor \"token_embd.weight\" is " + ShapeText(embed->shape) + ", expected (vocabulary, " +
+    m.Fail("tensor \"token_embd.weight\" is " + ShapeString(embed->shape) + ", expected (vocabulary, " +
            std::to_string(c.hidden_size) + ") (" + m.Key("embedding_length") + ")");
   c.vocab_size = embed->shape[0];
   if (const nn::GGUFValue* tokens = m.Find("tokenizer.ggml.tokens");
@@ -171,8 +165,8 @@ Tensor UnpermuteRows(const Tensor& t, int64_t rows, int64_t heads) {
 // llama.cpp's converter computes it from HF's rope_scaling).
 std::vector<double> FrequencyDivisors(const Metadata& m, const Tensor& t, const LlmConfig& c) {
   if (t.shape() != Shape{c.head_dim / 2} || t.dtype() != dtypes::float32)
-    m.Fail("tensor \"rope_freqs.weight\" is " + t.dtype().name() + " " + ShapeText(t.shape()) + ", expected float32 (" +
-           std::to_string(c.head_dim / 2) + ",) (one divisor per rotary frequency)");
+    m.Fail("tensor \"rope_freqs.weight\" is " + t.dtype().name() + " " + ShapeString(t.shape()) + ", expected float32 (" +
+           std::to_string(c.head_dim / 2) + ") (one divisor per rotary frequency)");
   std::vector<double> divisors;
   for (float v : t.to_vector<float>()) {
     if (!(v > 0)) m.Fail("tensor \"rope_freqs.weight\" holds " + std::to_string(v) + ", expected positive divisors");
@@ -210,7 +204,7 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
     }
     const Wanted& w = it->second;
     if (info.shape != w.shape)
-      m.Fail("tensor \"" + info.name + "\" is " + ShapeText(info.shape) + ", expected " + ShapeText(w.shape) +
+      m.Fail("tensor \"" + info.name + "\" is " + ShapeString(info.shape) + ", expected " + ShapeString(w.shape) +
              " (from the " + m.arch + ".* metadata)");
     std::optional<nn::GGMLLayout> layout = nn::ggml_layout(static_cast<uint32_t>(info.type));
     const bool quantized = layout && layout->quantized;

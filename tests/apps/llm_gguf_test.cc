@@ -172,7 +172,7 @@ TEST(LlmGguf, MissingTensorIsNamed) {
 }
 
 TEST(LlmGguf, RopeFrequencyDivisorsOfTheWrongShapeAreRefused) {
-  ExpectRefused("bad_rope_freqs", "tensor \"rope_freqs.weight\" is float32 (3,), expected float32 (2,)");
+  ExpectRefused("bad_rope_freqs", "tensor \"rope_freqs.weight\" is float32 (3), expected float32 (2)");
 }
 
 TEST(LlmGguf, UnsupportedRopeScalingIsRefused) {
