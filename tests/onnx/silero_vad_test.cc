@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,7 +21,7 @@
 #include "frontend/onnx/onnx.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
-#include "tests/onnx/model_dir.h"
+#include "tools/model_dir.h"
 
 namespace tg {
 namespace {
@@ -75,8 +76,8 @@ struct Drift {
 class SileroVad : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    model_path_ = testing::ModelDir() + "/" + GetParam().model;
-    if (!testing::FileExists(model_path_))
+    model_path_ = tools::ModelDir() + "/" + GetParam().model;
+    if (!std::filesystem::exists(model_path_))
       GTEST_SKIP() << model_path_ << " is absent: run tools/setup.sh (it fetches the npm package "
                    << "@ricky0123/vad-web 0.0.31 with `npm pack`), or set TG_MODEL_DIR to a directory holding "
                    << GetParam().model;

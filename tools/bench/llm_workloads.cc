@@ -24,6 +24,7 @@
 #include "tools/bench/bench_device.h"
 #include "tools/bench/timing.h"
 #include "tools/bench/workload_fns.h"
+#include "tools/model_dir.h"
 
 namespace tg::bench {
 namespace {
@@ -54,7 +55,7 @@ const Format& FormatOf(LlmWeights w) {
 
 constexpr LlmWeights kAllWeights[] = {LlmWeights::kFp32, LlmWeights::kF16, LlmWeights::kQ8_0};
 
-std::string ModelFolder() { return ModelDir() + "/w12"; }
+std::string ModelFolder() { return tools::ModelDir() + "/w12"; }
 
 // What one decoded token reads: every layer's seven matrices, the LM head and one embedding row in the
 // file's format, the norms in float32 (GGUF keeps 1-D tensors F32). The KV cache's reads are left out

