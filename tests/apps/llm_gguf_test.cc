@@ -81,6 +81,20 @@ INSTANTIATE_TEST_SUITE_P(Files, LlmGgufTest,
                          ::testing::Values("llama_f16", "llama_q8_0", "llama_q4_0", "llama_q4_k", "qwen2_f32",
                                            "qwen2_q8_0", "qwen2_q4_0", "qwen2_q4_k"));
 
+// A model split in two parts, as llama.cpp's gguf-split writes it, loads from its first part: the same
+// logits as the single file holding the same tensors.
+TEST(LlmGguf, SplitModelLoadsFromItsFirstPart) {
+  const nlohmann::json& ref = Reference()["qwen2_q8_0"];
+  std::vector<int32_t> ids = ref["ids"].get<std::vector<int32_t>>();
+  LlmGguf gguf = LoadLlmGguf(kData + "qwen2_q8_0_split-00001-of-00002.gguf");
+  EXPECT_EQ(gguf.header.tensors.size(), LoadLlmGguf(kData + "qwen2_q8_0.gguf").header.tensors.size());
+  LlmModel model(gguf.config, std::move(gguf.weights));
+  const int64_t t = static_cast<int64_t>(ids.size()), first = ref["first_position"].get<int64_t>();
+  std::vector<float> all = model.Forward(Tensor::from_vector(ids, Shape{1, t})).to_vector<float>();
+  std::vector<float> got(all.begin() + first * model.vocab(), all.end());
+  ExpectNear(got, ref["logits"].get<std::vector<float>>(), "qwen2_q8_0 split");
+}
+
 // What the device holds of a quantized model: the file's blocks (uint16 words) and the float32 norms and
 // biases, nothing of the size of a float32 matrix, before and after a prompt and a decode step.
 TEST(LlmGguf, QuantizedWeightsStayBlocksOnTheDevice) {

@@ -150,8 +150,9 @@ def rope_freqs(cfg):
     return np.array(factors, np.float32)
 
 
-def write_model(name, cfg, weights, file_type, tokenizer):
-    """Writes OUT/name.gguf; returns the float32 HF-layout weights its bytes hold."""
+def write_model(name, cfg, weights, file_type, tokenizer, split=False):
+    """Writes OUT/name.gguf (and, with |split|, the same in two parts); returns the float32 HF-layout weights
+    its bytes hold."""
     entries, stored = [], {}
     if (cfg.get("rope_scaling") or {}).get("type") == "llama3":
         entries.append(g.tensor("rope_freqs.weight", g.F32, rope_freqs(cfg))[0])
@@ -164,9 +165,22 @@ def write_model(name, cfg, weights, file_type, tokenizer):
         entries.append(entry)
         values = np.asarray(values, np.float32).reshape(x.shape)
         stored[hf] = torch.from_numpy(unpermute(values, heads) if heads else values.copy())
+    meta = metadata(cfg, file_type, tokenizer)
     with open(os.path.join(OUT, name + ".gguf"), "wb") as f:
-        f.write(g.gguf_bytes(metadata(cfg, file_type, tokenizer), entries))
+        f.write(g.gguf_bytes(meta, entries))
+    if split:
+        write_split(name + "_split", meta, entries)
     return stored
+
+
+def write_split(name, meta, entries):
+    """The same model as llama.cpp's gguf-split writes it in two parts, NAME-0000N-of-00002.gguf: the first
+    with the metadata and the first half of the tensors, the second with the rest; split.* keys in both."""
+    half = len(entries) // 2
+    for no, part in enumerate([entries[:half], entries[half:]]):
+        keys = [("split.no", g.UINT16, no), ("split.count", g.UINT16, 2), ("split.tensors.count", g.INT32, len(entries))]
+        with open(os.path.join(OUT, "%s-%05d-of-00002.gguf" % (name, no + 1)), "wb") as f:
+            f.write(g.gguf_bytes((meta if no == 0 else []) + keys, part))
 
 
 def bad_files():
@@ -244,7 +258,8 @@ def main():
                     embed[:256] *= 0.05
                     embed[len(bl.vocab):] *= 0.05
                 name = name_of(layout, type_name)
-                stored = write_model(name, c, weights, file_type, tok if file_type == g.Q8_0 else None)
+                stored = write_model(name, c, weights, file_type, tok if file_type == g.Q8_0 else None,
+                                     split=name == "qwen2_q8_0")
                 logits = ref.forward(c, stored, ids)
                 first = 0 if file_type in (g.F32, g.F16) else len(ids) - 1
                 cont = ref.greedy(c, stored, ids, ref.GREEDY_TOKENS)
