@@ -60,11 +60,6 @@ def gguf_name(hf):
     return f"blk.{parts[2]}.{LAYER_NAMES['.'.join(parts[3:])]}"
 
 
-def permute(w, n_head):
-    """convert_hf_to_gguf.py's LlamaModel.permute: HF's half-split rotary rows -> ggml's interleaved pairs."""
-    return w.reshape(n_head, 2, w.shape[0] // n_head // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
-
-
 def unpermute(w, n_head):
     return w.reshape(n_head, w.shape[0] // n_head // 2, 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
@@ -160,7 +155,7 @@ def write_model(name, cfg, weights, file_type, tokenizer, split=False):
         x = weights[hf].float().numpy()
         heads = permuted_heads(cfg, hf)
         if heads:
-            x = permute(x, heads)
+            x = g.llama_permute(x, heads)
         entry, values = g.tensor(gguf_name(hf), stored_type(file_type, x.shape), x)
         entries.append(entry)
         values = np.asarray(values, np.float32).reshape(x.shape)

@@ -43,20 +43,35 @@ def gguf_value(vtype, value):
     return struct.pack(SCALAR_FORMATS[vtype], value)
 
 
-def gguf_bytes(metadata, tensors, version=3, alignment=32):
-    """metadata: [(key, vtype, value)]; tensors: [(name, ggml_type, shape (row-major), raw bytes)]."""
+def gguf_header(metadata, tensors, version=3, alignment=32):
+    """The bytes before the tensor data, padded to |alignment|: metadata [(key, vtype, value)] and the table of
+    tensors [(name, ggml_type, shape (row-major), raw bytes)], each placed at the next aligned offset."""
     out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(metadata))
     for key, vtype, value in metadata:
         out += gguf_string(key) + struct.pack("<I", vtype) + gguf_value(vtype, value)
-    offset, data = 0, b""
+    offset = 0
     for name, ggml_type, shape, raw in tensors:
         dims = list(reversed(shape))  # ne[0] is the innermost axis
         out += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
         out += struct.pack("<IQ", ggml_type, offset)
-        data += raw + b"\0" * (-len(raw) % alignment)
-        offset = len(data)
-    out += b"\0" * (-len(out) % alignment)
-    return out + data
+        offset += len(raw) + (-len(raw) % alignment)
+    return out + b"\0" * (-len(out) % alignment)
+
+
+def gguf_data(raw, alignment=32):
+    """One tensor's bytes as they follow the header: padded to |alignment|."""
+    return raw + b"\0" * (-len(raw) % alignment)
+
+
+def gguf_bytes(metadata, tensors, version=3, alignment=32):
+    """A whole GGUF file: gguf_header, then every tensor's bytes."""
+    return gguf_header(metadata, tensors, version, alignment) + b"".join(gguf_data(t[3], alignment) for t in tensors)
+
+
+def llama_permute(w, heads):
+    """convert_hf_to_gguf.py's LlamaModel.permute of Q and K rows: HF's rotate_half halves -> ggml's interleaved
+    pairs."""
+    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
 def fp16(x):

@@ -27,7 +27,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "nn"))
 import make_gguf  # noqa: E402  (GGUF's value encoding and ggml's reference Q8_0 quantizer)
-from make_gguf import ARRAY, F16, F32, FLOAT32, INT32, Q8_0, STRING, UINT32, gguf_string, gguf_value  # noqa: E402
+from make_gguf import ARRAY, F16, F32, FLOAT32, INT32, Q8_0, STRING, UINT32  # noqa: E402
 
 SEED = 110
 DIM, LAYERS, HEADS, KV_HEADS, FFN, VOCAB = 768, 12, 12, 12, 2048, 32000
@@ -92,11 +92,6 @@ def write_safetensors(f, tensors):
         f.write(np.ascontiguousarray(t, np.float32).tobytes())
 
 
-def permute_rope_rows(w, heads):
-    """convert_hf_to_gguf.py's LlamaModel.permute: HF's rotate_half halves -> llama.cpp's interleaved pairs."""
-    return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
-
-
 def quantize_q8_0(x):
     """ggml's quantize_row_q8_0_ref over every block of 32 at once: d = max|x| / 127 as F16, q = round(x / d)."""
     blocks = x.astype(np.float32).reshape(-1, 32)
@@ -121,8 +116,8 @@ def gguf_tensors(w, matrix_type):
     for i in range(LAYERS):
         p, b = f"model.layers.{i}.", f"blk.{i}."
         out += [entry(b + "attn_norm.weight", w[p + "input_layernorm.weight"]),
-                entry(b + "attn_q.weight", permute_rope_rows(w[p + "self_attn.q_proj.weight"], HEADS)),
-                entry(b + "attn_k.weight", permute_rope_rows(w[p + "self_attn.k_proj.weight"], KV_HEADS)),
+                entry(b + "attn_q.weight", make_gguf.llama_permute(w[p + "self_attn.q_proj.weight"], HEADS)),
+                entry(b + "attn_k.weight", make_gguf.llama_permute(w[p + "self_attn.k_proj.weight"], KV_HEADS)),
                 entry(b + "attn_v.weight", w[p + "self_attn.v_proj.weight"]),
                 entry(b + "attn_output.weight", w[p + "self_attn.o_proj.weight"]),
                 entry(b + "ffn_norm.weight", w[p + "post_attention_layernorm.weight"]),
@@ -159,19 +154,10 @@ def gguf_metadata(matrix_type):
 
 
 def write_gguf(f, metadata, tensors):
-    """GGUF v3, streamed (tests/nn/make_gguf.py's gguf_bytes builds the whole file in memory)."""
-    head = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(metadata))
-    for key, vtype, value in metadata:
-        head += gguf_string(key) + struct.pack("<I", vtype) + gguf_value(vtype, value)
-    offset = 0
-    for name, ggml_type, shape, raw in tensors:
-        dims = list(reversed(shape))  # ne[0] is the innermost axis
-        head += gguf_string(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
-        head += struct.pack("<IQ", ggml_type, offset)
-        offset += len(raw) + (-len(raw) % ALIGNMENT)
-    f.write(head + b"\0" * (-len(head) % ALIGNMENT))
+    """GGUF v3, streamed tensor by tensor (make_gguf.py's gguf_bytes would hold the whole file in memory)."""
+    f.write(make_gguf.gguf_header(metadata, tensors, alignment=ALIGNMENT))
     for _, _, _, raw in tensors:
-        f.write(raw + b"\0" * (-len(raw) % ALIGNMENT))
+        f.write(make_gguf.gguf_data(raw, ALIGNMENT))
 
 
 def check_quantizer():
