@@ -1,6 +1,6 @@
 // llm: text generation with a LLaMA-family model (llama, mistral, qwen2) from a Hugging Face folder
 // (config.json, tokenizer.json, model.safetensors or its shards) or a GGUF file (weights F32/F16/BF16 or
-// quantized Q8_0/Q4_0/Q4_K, kept quantized on the device; the tokenizer from its metadata), streamed as it
+// quantized Q8_0/Q4_0/Q4_K/Q6_K, kept quantized on the device; the tokenizer from its metadata), streamed as it
 // is generated, with a KV cache decoded under tg::Jit; tokens/s of the prompt and of the generation are
 // printed at the end (README.md's Apps section). E.g. with a downloaded Qwen2.5-0.5B-Instruct folder, or
 // a GGUF file of it:
@@ -147,7 +147,7 @@ int Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "LLaMA-family text generation: --model=FOLDER (config.json, tokenizer.json, *.safetensors) or\n"
-      "  --model=FILE.gguf (F32/F16/BF16/Q8_0/Q4_0/Q4_K weights) [--prompt=TEXT]\n"
+      "  --model=FILE.gguf (F32/F16/BF16/Q8_0/Q4_0/Q4_K/Q6_K weights) [--prompt=TEXT]\n"
       "  [--chat=auto --system=TEXT] [--tokens=N] [--temperature=T --top_k=K --top_p=P --repetition_penalty=R\n"
       "  --seed=S] (greedy by default) [--context=N] [--device=D]");
   absl::ParseCommandLine(argc, argv);

@@ -1,6 +1,6 @@
 // A LLaMA-family model from a GGUF file (llama.cpp's format): the LlmConfig its metadata describes and its
 // tensors under the Hugging Face names apps/llm_model.h takes, so one decoder runs both formats. Quantized
-// tensors (Q8_0, Q4_0, Q4_K) stay as their blocks on the device, each weight being the lazy
+// tensors (Q8_0, Q4_0, Q4_K, Q6_K) stay as their blocks on the device, each weight being the lazy
 // nn::ggml_dequantize of them that the matmuls using it dequantize inside their kernels (docs/gguf.md).
 // README.md's Apps section runs it with `//apps:llm -- --model=FILE.gguf`.
 #ifndef TG_APPS_LLM_GGUF_H_
