@@ -123,10 +123,16 @@ bool UpcastLoadContiguousOutput(Kernel& k, int lanes, const Target& target) {
   return false;
 }
 
-// Float values the kernel computes that move with each output axis: a fused elementwise chain (a
-// normalization's backward feeding a weight gradient) moves with its own axes only.
+// Float values the kernel computes that move with one output axis and no other: a fused elementwise
+// chain (an activation's or a normalization's backward feeding a weight gradient) moves with its own
+// output axis only, and in a tile it is computed once per step of that axis. The final product of
+// the two operands moves with both and is the same work whichever axis the vectors take, so it does
+// not count for either.
 std::vector<int> ValueWorkAlongOutputs(const Kernel& k) {
   std::vector<int> work(k.axes().size(), 0);
+  auto is_output = [&](size_t i) {
+    return k.axes()[i].type == AxisType::kGlobal || k.axes()[i].type == AxisType::kLoop;
+  };
   absl::flat_hash_map<const UOp*, std::vector<bool>> moves;
   for (const UOpRef& u : k.ast()->toposort()) {
     std::vector<bool> m(k.axes().size(), false);
@@ -134,7 +140,9 @@ std::vector<int> ValueWorkAlongOutputs(const Kernel& k) {
     for (const UOpRef& s : u->src())
       for (size_t i = 0; i < m.size(); ++i) m[i] = m[i] || moves.at(s.get())[i];
     bool value = (IsAlu(u->op()) || u->op() == Ops::kLoad) && u->dtype().is_float();
-    for (size_t i = 0; i < m.size() && value; ++i) work[i] += m[i];
+    int outputs_moved = 0;
+    for (size_t i = 0; i < m.size(); ++i) outputs_moved += m[i] && is_output(i);
+    for (size_t i = 0; i < m.size() && value && outputs_moved == 1; ++i) work[i] += m[i] && is_output(i);
     moves[u.get()] = std::move(m);
   }
   return work;
