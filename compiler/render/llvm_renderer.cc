@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/render/kernel_params.h"
@@ -57,6 +58,39 @@ std::string IntSplat(int v, int lanes) {
   return absl::StrCat("<", absl::StrJoin(each, ", "), ">");
 }
 
+// The vector whose lanes |u| sums in lane order, (((v[0] + v[1]) + v[2]) + ... ) + v[n-1], as the
+// vectorizer folds a reduce's partial lanes; null for anything else. Either operand order is taken at
+// each add (float addition commutes; only the grouping matters). The chain's adds below |u| and its GEPs
+// are appended to |links|.
+UOpRef OrderedLaneSum(const UOpRef& u, std::vector<const UOp*>& links) {
+  DType dt = u->dtype();
+  if (u->op() != Ops::kAdd || (dt != dtypes::float32 && dt != dtypes::float64)) return nullptr;
+  UOpRef vec, cur = u;
+  int64_t lane = -1;
+  while (cur->op() == Ops::kAdd && cur->dtype() == dt) {
+    bool matched = false;
+    for (int side : {1, 0}) {
+      const UOpRef& gep = cur->src(side);
+      if (gep->op() != Ops::kGep) continue;
+      if (vec == nullptr) {
+        vec = gep->src(0);
+        lane = vec->dtype().count() - 1;
+      }
+      if (gep->src(0) != vec || gep->arg_as<int64_t>() != lane) continue;
+      if (cur != u) links.push_back(cur.get());
+      links.push_back(gep.get());
+      cur = cur->src(1 - side);
+      --lane;
+      matched = true;
+      break;
+    }
+    if (!matched) return nullptr;
+  }
+  if (lane != 0 || cur->op() != Ops::kGep || cur->src(0) != vec || cur->arg_as<int64_t>() != 0) return nullptr;
+  links.push_back(cur.get());
+  return vec;
+}
+
 // The per-kernel state of one rendering: the text so far and the name of every value.
 class LlvmEmitter {
  public:
@@ -88,6 +122,11 @@ class LlvmEmitter {
   std::string Compare(Ops op, DType operand, const std::string& a, const std::string& b);
   void EmitRange(const UOpRef& u);
   void EmitEnd();
+  // Finds the ordered lane sums among |ops| and the chain links they absorb.
+  void FindLaneSums(const std::vector<UOpRef>& ops);
+  // The loops whose body updates many accumulators.
+  void FindWideReduceLoops(const std::vector<UOpRef>& ops);
+  std::string LaneSum(const UOpRef& vec);
   void EmitLoad(const UOpRef& u);
   void EmitStore(const UOpRef& u);
   // The value of type |dt| at |ptr| (bools are stored as bytes).
@@ -98,12 +137,17 @@ class LlvmEmitter {
   struct Loop {
     std::string var, header, latch, exit;
     DType dtype;
+    bool keep_rolled;
   };
   std::string body_, allocas_, block_ = "entry";
   std::set<std::string> declares_;
   absl::flat_hash_map<const UOp*, std::string> value_;
   absl::flat_hash_map<const UOp*, std::string> acc_slot_;   // DEFINE_ACC -> its alloca
   absl::flat_hash_map<const UOp*, std::string> reduce_acc_;  // REDUCE -> the alloca of its DEFINE_ACC
+  absl::flat_hash_map<const UOp*, UOpRef> lane_sums_;  // ADD -> the vector its chain sums
+  absl::flat_hash_set<const UOp*> absorbed_;                // chain links no other op reads
+  absl::flat_hash_set<const UOp*> keep_rolled_;             // RANGEs LLVM must not unroll
+  int rolled_loops_ = 0;
   std::vector<Loop> loops_;
   int counter_ = 0;
 };
@@ -333,7 +377,8 @@ void LlvmEmitter::EmitStore(const UOpRef& u) {
 
 void LlvmEmitter::EmitRange(const UOpRef& u) {
   std::string id = std::to_string(counter_++);
-  Loop loop{"%ridx" + id, "loop" + id, "loop" + id + ".latch", "loop" + id + ".exit", u->dtype()};
+  Loop loop{"%ridx" + id, "loop" + id, "loop" + id + ".latch", "loop" + id + ".exit", u->dtype(),
+            keep_rolled_.contains(u.get())};
   std::string end = Operand(u->src(0)), t = LlvmType(u->dtype());
   std::string pre = block_;
   Line("br label %" + loop.header);
@@ -352,11 +397,18 @@ void LlvmEmitter::EmitEnd() {
   Line("br label %" + loop.latch);
   Label(loop.latch);
   Line(absl::StrCat(loop.var, ".next = add nsw ", LlvmType(loop.dtype), " ", loop.var, ", 1"));
-  Line("br label %" + loop.header);
+  // !0 is llvm.loop.unroll.disable; each rolled loop needs its own distinct node naming itself.
+  if (loop.keep_rolled) Line(absl::StrCat("br label %", loop.header, ", !llvm.loop !", ++rolled_loops_));
+  else Line("br label %" + loop.header);
   Label(loop.exit);
 }
 
 void LlvmEmitter::Emit(const UOpRef& u) {
+  if (absorbed_.contains(u.get())) return;
+  if (auto it = lane_sums_.find(u.get()); it != lane_sums_.end()) {
+    value_[u.get()] = LaneSum(it->second);
+    return;
+  }
   switch (u->op()) {
     case Ops::kDefineGlobal: value_[u.get()] = absl::StrCat("%data", u->arg_as<int64_t>()); break;
     case Ops::kConst: value_[u.get()] = ScalarLiteral(u->const_value(), u->dtype()); break;
@@ -401,8 +453,55 @@ void LlvmEmitter::Emit(const UOpRef& u) {
   }
 }
 
+// One call instead of a lane-by-lane chain: LLVM lowers an ordered (non-reassoc) reduce to the same
+// sequence of adds, but a 16-lane sum is one line to parse and optimize instead of 31, which a cold
+// start pays for in every tiled reduce.
+void LlvmEmitter::FindLaneSums(const std::vector<UOpRef>& ops) {
+  absl::flat_hash_map<const UOp*, int> uses;
+  for (const UOpRef& u : ops)
+    for (const UOpRef& s : u->src()) ++uses[s.get()];
+  for (const UOpRef& u : ops) {
+    std::vector<const UOp*> links;
+    UOpRef vec = OrderedLaneSum(u, links);
+    if (vec == nullptr) continue;
+    bool private_chain = true;  // an inner partial sum someone else reads must stay a value
+    for (const UOp* link : links)
+      if (link->op() == Ops::kAdd && uses[link] != 1) private_chain = false;
+    if (!private_chain) continue;
+    lane_sums_[u.get()] = vec;
+    for (const UOp* link : links)
+      if (uses[link] == 1) absorbed_.insert(link);
+  }
+}
+
+// A loop updating four or more accumulators is already a register tile: LLVM's unroller would copy the
+// tile's body (and its compile time) for no gain, since the adds are independent already.
+void LlvmEmitter::FindWideReduceLoops(const std::vector<UOpRef>& ops) {
+  constexpr int kTileAccumulators = 4;
+  std::vector<std::pair<const UOp*, int>> open;  // RANGE, accumulator updates directly inside it
+  for (const UOpRef& u : ops) {
+    if (u->op() == Ops::kRange) open.emplace_back(u.get(), 0);
+    if (u->op() == Ops::kAssign && !open.empty()) ++open.back().second;
+    if (u->op() == Ops::kEnd && !open.empty()) {
+      if (open.back().second >= kTileAccumulators) keep_rolled_.insert(open.back().first);
+      open.pop_back();
+    }
+  }
+}
+
+std::string LlvmEmitter::LaneSum(const UOpRef& vec) {
+  DType dt = vec->dtype();
+  std::string vt = LlvmType(dt), st = LlvmType(dt.base());
+  std::string callee = absl::StrCat("@llvm.vector.reduce.fadd.", IntrinsicSuffix(dt));
+  declares_.insert(absl::StrCat("declare ", st, " ", callee, "(", st, ", ", vt, ")"));
+  // -0.0 is the identity of ordered float addition (+0.0 would turn a sum of -0.0s into +0.0).
+  return Def(absl::StrCat("call ", st, " ", callee, "(", st, " ", HexFloat(-0.0), ", ", vt, " ", Operand(vec), ")"));
+}
+
 std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops) {
   const KernelParams kernel_params = ScanParams(ops);
+  FindLaneSums(ops);
+  FindWideReduceLoops(ops);
   for (const UOpRef& u : ops) Emit(u);
 
   std::vector<std::string> params, args;
@@ -424,6 +523,8 @@ std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>&
                   "  %bufs = load ptr, ptr %bufs.p, align 8\n", entry, "  call void @", name, ".body(",
                   absl::StrJoin(args, ", "), ")\n  ret i32 0\n}\n");
   for (const std::string& d : declares_) absl::StrAppend(&out, "\n", d);
+  if (rolled_loops_ > 0) absl::StrAppend(&out, "\n!0 = !{!\"llvm.loop.unroll.disable\"}");
+  for (int i = 1; i <= rolled_loops_; ++i) absl::StrAppend(&out, "\n!", i, " = distinct !{!", i, ", !0}");
   return out + "\n";
 }
 

@@ -148,6 +148,29 @@ TEST(LlvmIr, VectorsMasksAndIntrinsics) {
   EXPECT_EQ(LlvmMemType(dtypes::bool_), "i8");
 }
 
+// A reduce vectorized along its own axis ends in a sum of its vector's lanes, in lane order: one
+// ordered llvm.vector.reduce.fadd (no reassoc flag, start -0.0), not a chain of extracts and adds.
+// The corpus test above holds its results to the C path's bit for bit.
+TEST(LlvmIr, LaneSumsAreOneOrderedReduce) {
+  std::string ir = RenderOnly(F(Data(64 * 256, 1), {64, 256}).sum({1}));
+  EXPECT_NE(ir.find("call float @llvm.vector.reduce.fadd.v"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("(float 0x8000000000000000, <"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("reassoc"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("extractelement"), std::string::npos) << ir;
+}
+
+// A register tile's reduce loop (many accumulators) stays rolled; a one-accumulator loop is LLVM's
+// to unroll.
+TEST(LlvmIr, TiledReduceLoopsAreNotUnrolled) {
+  Tensor a = F(Data(64 * 64, 1), {64, 64}), b = F(Data(64 * 64, 2), {64, 64});
+  std::string tiled = RenderOnly(a.matmul(b));
+  EXPECT_NE(tiled.find("!llvm.loop !1"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("!0 = !{!\"llvm.loop.unroll.disable\"}"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("!1 = distinct !{!1, !0}"), std::string::npos) << tiled;
+  std::string single = RenderOnly(F(Data(7 * 37, 3), {7, 37}).sum({1}));
+  EXPECT_EQ(single.find("llvm.loop"), std::string::npos) << single;
+}
+
 TEST(LlvmIr, GatedLoadsBranchAroundTheLoad) {
   Tensor a = F(Data(30, 1), {5, 6});
   std::string ir = RenderOnly(a.pad({{1, 1}, {2, 0}}));
