@@ -47,6 +47,12 @@ std::vector<Tensor> Corpus() {
       (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(),
       i % 3, (i > 2).where(i, -i), d * 2.5 + d.exp(), (big * 0.5f).exp() + big.sqrt(), big.sum(),
       (big > 0.0f).cast(dtypes::float32) * big,
+      // a weight gradient behind a ReLU: on few cores the vectors go along the outputs, whose store is
+      // strided (a scatter)
+      ((F(Data(128 * 512, 8), {128, 512}) + F(Data(512, 9), {512})) > 0.0f)
+          .where(F(Data(128 * 512, 10), {128, 512}), 0.0f)
+          .transpose()
+          .matmul(F(Data(128 * 96, 11), {128, 96})),
       // padding gates the 32 columns' vector lanes at the border: masked vector loads
       F(Data(2 * 3 * 9 * 32, 6), {2, 3, 9, 32}).conv2d(F(Data(4 * 3 * 9, 7), {4, 3, 3, 3}), std::nullopt, 1, 1, 1,
                                                         {1, 1, 2, 0}),
@@ -169,6 +175,21 @@ TEST(LlvmIr, TiledReduceLoopsAreNotUnrolled) {
   EXPECT_NE(tiled.find("!1 = distinct !{!1, !0}"), std::string::npos) << tiled;
   std::string single = RenderOnly(F(Data(7 * 37, 3), {7, 37}).sum({1}));
   EXPECT_EQ(single.find("llvm.loop"), std::string::npos) << single;
+}
+
+// A vector along an axis the store does not walk goes to memory as one masked scatter, not an
+// extract, an address and a store per lane.
+TEST(LlvmIr, StridedLaneStoresAreOneScatter) {
+  Tensor g = F(Data(128 * 64, 1), {128, 64}), x = F(Data(128 * 32, 2), {128, 32});
+  Tensor dw = g.transpose().matmul(x);  // stored (64, 32): lanes along the 64 are 32 floats apart
+  runtime::DeviceInfo cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info();
+  cpu.source_dialects = {"llvm-ir", "c"};
+  std::string ir;
+  for (const ScheduleItem& item : CreateSchedule({dw.uop()}, {dw.device()}).items)
+    if (item.kind == ScheduleItem::Kind::kKernel)
+      ir += GenerateKernel(item.ast, cpu, {Opt{OptOp::kUpcast, 0, 8}}).source.source;
+  EXPECT_NE(ir.find("call void @llvm.masked.scatter.v8f32.v8p0(<8 x float>"), std::string::npos) << ir;
+  EXPECT_EQ(ir.find("store float"), std::string::npos) << ir;
 }
 
 TEST(LlvmIr, GatedLoadsBranchAroundTheLoad) {
