@@ -17,28 +17,27 @@ uint64_t Bytes(const UOpRef& placeholder) {
   return static_cast<uint64_t>(placeholder->arg_as<BufferArg>().size) * placeholder->dtype().itemsize();
 }
 
-// Free memory by device, then size: best fit is the smallest block that is big enough.
+// Free memory by device, then size: best fit is the smallest block that is big enough. A block is
+// named by the output that made it (its index in the outputs).
 class FreeBlocks {
  public:
-  std::shared_ptr<void> Take(const std::string& device, uint64_t bytes) {
+  int Take(const std::string& device, uint64_t bytes) {
     auto& by_size = free_[device];
     auto it = by_size.lower_bound(bytes);
-    if (it == by_size.end()) return nullptr;
-    std::shared_ptr<void> block = it->second;
+    if (it == by_size.end()) return -1;
+    int block = it->second;
     by_size.erase(it);
     return block;
   }
-  void Give(const std::string& device, uint64_t bytes, std::shared_ptr<void> block) {
-    free_[device].emplace(bytes, std::move(block));
-  }
+  void Give(const std::string& device, uint64_t bytes, int block) { free_[device].emplace(bytes, block); }
 
  private:
-  absl::flat_hash_map<std::string, std::multimap<uint64_t, std::shared_ptr<void>>> free_;
+  absl::flat_hash_map<std::string, std::multimap<uint64_t, int>> free_;
 };
 
 }  // namespace
 
-NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs) {
+OutputPlan PlanOutputMemory(const Schedule& schedule, const std::vector<UOpRef>& outputs) {
   absl::flat_hash_set<const UOp*> visible;  // buffers a realized root lets the caller see
   for (const UOpRef& view : schedule.realized)
     if (UOpRef b = BufferOfView(view)) visible.insert(b.get());
@@ -48,46 +47,63 @@ NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs
       Lifetime& l = life[b.get()];
       l.first = std::min(l.first, i), l.last = std::max(l.last, i);
     }
+  OutputPlan plan;
+  plan.share.assign(outputs.size(), -1);
   // Walk the items in order: a block returns to the free list after the last item that uses it,
   // so an item never reads and writes one block through two buffers.
-  absl::flat_hash_map<size_t, std::vector<const UOp*>> ends_after;
-  NodeMap bound;
-  absl::flat_hash_map<const UOp*, std::pair<uint64_t, std::shared_ptr<void>>> block_of;
-  FreeBlocks free;
-  std::vector<const UOp*> by_first;
-  for (const UOpRef& out : outputs) {
-    const auto& a = out->arg_as<BufferArg>();
-    bool intermediate = !visible.contains(out.get()) && life.contains(out.get()) && a.size > 0;
+  absl::flat_hash_map<size_t, std::vector<int>> ends_after;
+  std::vector<int> by_first;  // the intermediates, by output index
+  for (size_t j = 0; j < outputs.size(); ++j) {
+    const UOp* out = outputs[j].get();
+    bool intermediate = !visible.contains(out) && life.contains(out) && out->arg_as<BufferArg>().size > 0;
     if (!intermediate) {
-      bound[out.get()] = NewBufferNode(a.device, out->dtype(), a.size);
+      plan.order.push_back(static_cast<int>(j));
       continue;
     }
-    by_first.push_back(out.get());
-    ends_after[life[out.get()].last].push_back(out.get());
+    by_first.push_back(static_cast<int>(j));
+    ends_after[life[out].last].push_back(static_cast<int>(j));
   }
   std::sort(by_first.begin(), by_first.end(),
-            [&](const UOp* x, const UOp* y) { return life[x].first < life[y].first; });
+            [&](int x, int y) { return life[outputs[x].get()].first < life[outputs[y].get()].first; });
+  std::vector<int> block_of(outputs.size(), -1);       // per intermediate: the output that made its memory
+  std::vector<uint64_t> block_bytes(outputs.size(), 0);  // per block maker: the size of that memory
+  FreeBlocks free;
   size_t next = 0;
   for (size_t i = 0; i < schedule.items.size(); ++i) {
-    for (; next < by_first.size() && life[by_first[next]].first == i; ++next) {
-      const UOp* p = by_first[next];
-      const auto& a = p->arg_as<BufferArg>();
-      UOpRef ref = p->shared_from_this();
-      uint64_t bytes = Bytes(ref);
-      std::shared_ptr<void> block = free.Take(a.device, bytes);
-      uint64_t block_bytes = bytes;
-      UOpRef node = block ? NewBufferNodeSharing(a.device, p->dtype(), a.size, block)
-                          : NewBufferNode(a.device, p->dtype(), a.size);
-      if (!block) block = node->arg_as<BufferArg>().storage;
-      else block_bytes = std::max(block_bytes, RuntimeBuffer(node)->nbytes());
-      bound[p] = node;
-      block_of[p] = {block_bytes, block};
+    for (; next < by_first.size() && life[outputs[by_first[next]].get()].first == i; ++next) {
+      int j = by_first[next];
+      const auto& a = outputs[j]->arg_as<BufferArg>();
+      uint64_t bytes = Bytes(outputs[j]);
+      int block = free.Take(a.device, bytes);
+      plan.order.push_back(j);
+      plan.share[j] = block;
+      if (block < 0) block = j, block_bytes[j] = bytes;
+      block_of[j] = block;
     }
-    for (const UOp* p : ends_after[i]) {
-      auto& [bytes, block] = block_of[p];
-      free.Give(p->arg_as<BufferArg>().device, bytes, block);
+    for (int j : ends_after[i]) {
+      int block = block_of[j];
+      free.Give(outputs[j]->arg_as<BufferArg>().device, block_bytes[block], block);
     }
   }
+  return plan;
+}
+
+std::vector<UOpRef> ApplyOutputPlan(const OutputPlan& plan, const std::vector<UOpRef>& outputs) {
+  std::vector<UOpRef> made(outputs.size());
+  for (int j : plan.order) {
+    const UOpRef& p = outputs[j];
+    const auto& a = p->arg_as<BufferArg>();
+    int from = plan.share[j];
+    made[j] = from < 0 ? NewBufferNode(a.device, p->dtype(), a.size)
+                       : NewBufferNodeSharing(a.device, p->dtype(), a.size, made[from]->arg_as<BufferArg>().storage);
+  }
+  return made;
+}
+
+NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs) {
+  std::vector<UOpRef> made = ApplyOutputPlan(PlanOutputMemory(schedule, outputs), outputs);
+  NodeMap bound;
+  for (size_t j = 0; j < outputs.size(); ++j) bound[outputs[j].get()] = std::move(made[j]);
   return bound;
 }
 

@@ -16,6 +16,16 @@ namespace tg::compiler {
 // BUFFER nodes for all |outputs| (roots keep their own memory) keyed by placeholder.
 NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs);
 
+// PlanOutputs in two halves, so a cached schedule plans once and each realize only allocates.
+// The plan depends on the schedule alone (lifetimes, sizes, devices), not on which memory a run gets.
+struct OutputPlan {
+  std::vector<int> order;  // output indices in the order their nodes are made (as PlanOutputs makes them)
+  std::vector<int> share;  // per output: the output whose memory it takes (made before it), or -1: new memory
+};
+OutputPlan PlanOutputMemory(const Schedule& schedule, const std::vector<UOpRef>& outputs);
+// Fresh BUFFER nodes for |outputs| (by index) as |plan| says.
+std::vector<UOpRef> ApplyOutputPlan(const OutputPlan& plan, const std::vector<UOpRef>& outputs);
+
 }  // namespace tg::compiler
 
 #endif  // TG_COMPILER_SCHEDULE_MEMORY_PLANNER_H_

@@ -25,6 +25,11 @@ struct Entry {
   Schedule schedule;                  // over placeholders
   std::vector<UOpRef> inputs;         // the input placeholders, by buffer number (GraphShape)
   std::vector<UOpRef> outputs;        // the output placeholders, to be bound to fresh buffers
+  // Worked out once so that a hit only allocates and binds: the memory plan of the outputs, and
+  // each item's buffers and each realized view as slots (inputs, then outputs) of the bound nodes.
+  OutputPlan plan;
+  std::vector<std::vector<uint32_t>> item_slots;
+  std::vector<int64_t> realized_slot;  // a realized view that is a placeholder itself, else -1
 };
 
 class Cache {
@@ -44,10 +49,10 @@ class Cache {
       it = entries_.emplace(std::move(shape), Build(roots, devices, buffers)).first;
     }
     const Entry& entry = it->second;
-    NodeMap bind;
-    for (size_t i = 0; i < buffers.size(); ++i) bind[entry.inputs[i].get()] = std::move(buffers[i]);
-    for (auto& [placeholder, node] : PlanOutputs(entry.schedule, entry.outputs)) bind[placeholder] = node;
-    return Bind(entry.schedule, bind);
+    std::vector<UOpRef> outputs = ApplyOutputPlan(entry.plan, entry.outputs);
+    buffers.reserve(buffers.size() + outputs.size());
+    for (UOpRef& o : outputs) buffers.push_back(std::move(o));  // now the slots: inputs, then outputs
+    return Bind(entry, buffers);
   }
 
  private:
@@ -73,17 +78,42 @@ class Cache {
     };
     entry.schedule = CreateSchedule(graph->src(), devices, make_output);
     for (ScheduleItem& item : entry.schedule.items) item.runs_on = &DeviceNamed(item.device);
+    entry.plan = PlanOutputMemory(entry.schedule, entry.outputs);
+    absl::flat_hash_map<const UOp*, uint32_t> slot;
+    for (const UOpRef& p : entry.inputs) slot.emplace(p.get(), static_cast<uint32_t>(slot.size()));
+    for (const UOpRef& p : entry.outputs) slot.emplace(p.get(), static_cast<uint32_t>(slot.size()));
+    for (const ScheduleItem& item : entry.schedule.items) {
+      std::vector<uint32_t>& slots = entry.item_slots.emplace_back();
+      for (const UOpRef& b : item.buffers) slots.push_back(slot.at(b.get()));
+    }
+    for (const UOpRef& view : entry.schedule.realized) {
+      auto s = slot.find(view.get());
+      entry.realized_slot.push_back(s == slot.end() ? int64_t{-1} : int64_t{s->second});
+    }
     return entry;
   }
 
-  static Schedule Bind(const Schedule& cached, const NodeMap& bind) {
+  static Schedule Bind(const Entry& entry, const std::vector<UOpRef>& slots) {
+    const Schedule& cached = entry.schedule;
     Schedule out;
-    for (const ScheduleItem& item : cached.items) {
-      ScheduleItem bound = item;
-      for (UOpRef& b : bound.buffers) b = bind.at(b.get());
+    out.items.reserve(cached.items.size());
+    for (size_t i = 0; i < cached.items.size(); ++i) {
+      ScheduleItem bound = cached.items[i];
+      for (size_t k = 0; k < bound.buffers.size(); ++k) bound.buffers[k] = slots[entry.item_slots[i][k]];
       out.items.push_back(std::move(bound));
     }
-    for (const UOpRef& view : cached.realized) out.realized.push_back(Substitute(view, bind));
+    NodeMap bind;  // only for realized views over placeholders (a reshape of an output, say)
+    for (size_t r = 0; r < cached.realized.size(); ++r) {
+      if (entry.realized_slot[r] >= 0) {
+        out.realized.push_back(slots[entry.realized_slot[r]]);
+        continue;
+      }
+      if (bind.empty()) {
+        for (size_t i = 0; i < entry.inputs.size(); ++i) bind[entry.inputs[i].get()] = slots[i];
+        for (size_t j = 0; j < entry.outputs.size(); ++j) bind[entry.outputs[j].get()] = slots[entry.inputs.size() + j];
+      }
+      out.realized.push_back(Substitute(cached.realized[r], bind));
+    }
     return out;
   }
 
