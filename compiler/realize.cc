@@ -1,5 +1,6 @@
 #include "compiler/compiler.h"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -149,15 +150,20 @@ void RunKernel(const ScheduleItem& item, KernelRef started) {
   KernelRef compiled_ref = started ? std::move(started) : KernelCache::Global().Start(item.ast, device);
   const CompiledKernel& compiled = *compiled_ref;
   const runtime::Program& program = ProgramOf(compiled, device);
-  std::vector<runtime::KernelArg> args;
-  for (const UOpRef& b : item.buffers) {
-    runtime::Buffer* buffer = RuntimeBuffer(b);
+  // On the stack for the usual few buffers: a launch of a cached kernel allocates nothing here.
+  constexpr size_t kInlineArgs = 16;
+  std::array<runtime::KernelArg, kInlineArgs> inline_args;
+  std::vector<runtime::KernelArg> heap_args;
+  runtime::KernelArg* args = inline_args.data();
+  if (item.buffers.size() > kInlineArgs) heap_args.resize(item.buffers.size()), args = heap_args.data();
+  for (size_t i = 0; i < item.buffers.size(); ++i) {
+    runtime::Buffer* buffer = RuntimeBuffer(item.buffers[i]);
     ThrowIfError(buffer->EnsureAllocated());
-    args.push_back(runtime::KernelArg::Buf(buffer));
+    args[i] = runtime::KernelArg::Buf(buffer);
   }
   bool timed = DebugLevel() >= 2;
   uint64_t elapsed_ns = 0;
-  ThrowIfError(device.Launch(program, compiled.kernel.dims, args,
+  ThrowIfError(device.Launch(program, compiled.kernel.dims, absl::MakeConstSpan(args, item.buffers.size()),
                              timed ? &elapsed_ns : nullptr));
   if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
 }

@@ -219,20 +219,21 @@ absl::StatusOr<std::shared_ptr<Program>> Device::CompileUncached(const KernelSou
   return std::make_shared<Program>(*this, plugin_, handle, src.entry);
 }
 
-absl::Status Device::MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out) {
+absl::Status Device::MarshalArgs(absl::Span<const KernelArg> args, tg_arg* out) {
+  // The messages are built only on failure: this runs for every argument of every launch.
+  auto which = [&](size_t i) { return absl::StrCat(name(), ": launch arg ", i); };
   for (size_t i = 0; i < args.size(); ++i) {
     const KernelArg& a = args[i];
     tg_arg t{};
     t.kind = a.kind;
     t.value = a.value;
     if (a.kind == TG_ARG_BUFFER) {
-      std::string which = absl::StrCat(name(), ": launch arg ", i);
-      if (a.buffer == nullptr) return absl::InvalidArgumentError(which + ": null buffer");
+      if (a.buffer == nullptr) return absl::InvalidArgumentError(which(i) + ": null buffer");
       if (&a.buffer->device() != this) {
-        return absl::InvalidArgumentError(absl::StrCat(which, ": buffer lives on ", a.buffer->device().name()));
+        return absl::InvalidArgumentError(absl::StrCat(which(i), ": buffer lives on ", a.buffer->device().name()));
       }
       if (a.offset > a.buffer->nbytes() || a.offset % info_.min_offset_align != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(which, ": offset ", a.offset, " is past the ",
+        return absl::InvalidArgumentError(absl::StrCat(which(i), ": offset ", a.offset, " is past the ",
                                                        a.buffer->nbytes(), "-byte buffer or not a multiple of ",
                                                        info_.min_offset_align));
       }
@@ -242,7 +243,7 @@ absl::Status Device::MarshalArgs(absl::Span<const KernelArg> args, std::vector<t
     } else if (a.kind != TG_ARG_I32 && a.kind != TG_ARG_I64) {
       return absl::InvalidArgumentError(absl::StrCat(name(), ": launch arg ", i, ": unknown kind ", a.kind));
     }
-    out->push_back(t);
+    out[i] = t;
   }
   return absl::OkStatus();
 }
@@ -253,8 +254,13 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
     return absl::InvalidArgumentError(absl::StrCat("program '", program.entry(), "' was compiled for ",
                                                    program.device().name(), ", not ", name()));
   }
-  std::vector<tg_arg> targs;
-  if (absl::Status s = MarshalArgs(args, &targs); !s.ok()) return s;
+  // The ABI's arguments on the stack for the usual few, so a launch allocates nothing.
+  constexpr size_t kInlineArgs = 16;
+  tg_arg inline_args[kInlineArgs];
+  std::vector<tg_arg> heap_args;
+  tg_arg* targs = inline_args;
+  if (args.size() > kInlineArgs) heap_args.resize(args.size()), targs = heap_args.data();
+  if (absl::Status s = MarshalArgs(args, targs); !s.ok()) return s;
   tg_launch_args la{};
   la.struct_size = sizeof la;
   la.program = program.handle();
@@ -262,8 +268,8 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
     la.num_groups[d] = dims.num_groups[d];
     la.group_size[d] = dims.group_size[d];
   }
-  la.args = targs.data();
-  la.num_args = static_cast<uint32_t>(targs.size());
+  la.args = args.empty() ? nullptr : targs;
+  la.num_args = static_cast<uint32_t>(args.size());
   // PROFILE=1 times every launch on the device clock, which makes launches synchronous (docs/profile.md).
   TraceSpan span("kernel", program.entry(), name());
   if (span.active()) {
@@ -275,8 +281,13 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
     return s;
   }
   if (elapsed_ns != nullptr) return LaunchTimed(la, elapsed_ns);
-  std::lock_guard<std::mutex> lock(stream_mu_);
-  return plugin_.Check(plugin_.api().launch(&la), absl::StrCat("launching '", program.entry(), "' on ", name()));
+  tg_error* e;
+  {
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    e = plugin_.api().launch(&la);
+  }
+  if (e == nullptr) return absl::OkStatus();  // the message below is built only for an error
+  return plugin_.Check(e, absl::StrCat("launching '", program.entry(), "' on ", name()));
 }
 
 absl::Status Device::LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns) {

@@ -85,7 +85,7 @@ class Device {              // one opened device of one plugin; owned by the reg
   Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);
   absl::StatusOr<std::shared_ptr<Program>> LoadOrCompile(const KernelSource& src, const std::string& key);
   void StoreBinary(const Program& program, DiskCache& disk, const std::string& disk_key);
-  absl::Status MarshalArgs(absl::Span<const KernelArg> args, std::vector<tg_arg>* out);
+  absl::Status MarshalArgs(absl::Span<const KernelArg> args, tg_arg* out);  // out: args.size() slots
   absl::Status LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns);
 
   const Plugin& plugin_;
