@@ -74,30 +74,47 @@ std::vector<Tensor> Jit::Capture(const std::vector<Tensor>& inputs) {
   items_ = scope.items();
   if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
   for (const Tensor& t : inputs) input_buffers_.push_back(InputViews(t));
+  for (size_t i = 0; i < input_buffers_.size(); ++i)
+    for (size_t d = 0; d < input_buffers_[i].size(); ++d)
+      if (UOpRef old_buffer = compiler::BufferOfView(input_buffers_[i][d]))
+        for (size_t item = 0; item < items_.size(); ++item)
+          for (size_t arg = 0; arg < items_[item].buffers.size(); ++arg)
+            if (items_[item].buffers[arg] == old_buffer) input_slots_.push_back({item, arg, i, d});
+  replay_items_ = items_;
   return outputs_;
 }
 
 std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
   runtime::TraceSpan span("jit", "Jit replay");
   if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
-  NodeMap swap;
+  std::vector<UOpRef> now_views[8];  // the usual few inputs without a heap array of arrays
+  std::vector<std::vector<UOpRef>> more_views;
+  if (inputs.size() > 8) more_views.resize(inputs.size());
+  auto views_of = [&](size_t i) -> std::vector<UOpRef>& { return inputs.size() > 8 ? more_views[i] : now_views[i]; };
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::vector<UOpRef> now = InputViews(inputs[i]);
+    std::vector<UOpRef>& now = views_of(i);
+    now = InputViews(inputs[i]);
     const std::vector<UOpRef>& captured = input_buffers_[i];
     bool same_layout = now.size() == captured.size();
     for (size_t d = 0; same_layout && d < now.size(); ++d) same_layout = now[d]->shape() == captured[d]->shape();
     if (!same_layout)
       throw Error("Jit: input " + std::to_string(i) + " is sharded differently from the captured call (another "
                   "axis or split); make a new Jit for it");
-    for (size_t d = 0; d < now.size(); ++d)
-      if (UOpRef old_buffer = compiler::BufferOfView(captured[d]))
-        swap[old_buffer.get()] = compiler::BufferOfView(now[d]);
   }
-  std::vector<compiler::ScheduleItem> items = items_;
-  for (auto& item : items)
-    for (UOpRef& b : item.buffers)
-      if (auto it = swap.find(b.get()); it != swap.end()) b = it->second;
-  compiler::RunItems(items);
+  // Slots in input order: an earlier input's buffer seen again as a later input's is the later's.
+  for (const InputSlot& s : input_slots_)
+    replay_items_[s.item].buffers[s.arg] = compiler::BufferOfView(views_of(s.input)[s.view]);
+  // Back to the captured buffers after the run, so the Jit holds no caller's buffer between calls.
+  auto restore = [&] {
+    for (const InputSlot& s : input_slots_) replay_items_[s.item].buffers[s.arg] = items_[s.item].buffers[s.arg];
+  };
+  try {
+    compiler::RunItems(replay_items_);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
   return outputs_;
 }
 

@@ -88,6 +88,15 @@ class Jit {
   std::vector<compiler::ScheduleItem> items_;  // the captured kernels and copies
   std::vector<std::vector<UOpRef>> input_buffers_;  // per input, its buffer view(s) (one per device if sharded),
                                                     // whose buffers are swapped on replay
+  // Where each input's captured buffer is an argument of items_ (found once, at capture), and the
+  // items a replay runs: a copy of items_ whose input slots are pointed at the call's buffers for the
+  // run and back after, so a replay neither copies the items nor maps buffers.
+  struct InputSlot {
+    size_t item, arg;   // items_[item].buffers[arg]
+    size_t input, view;  // is the buffer of input_buffers_[input][view]
+  };
+  std::vector<InputSlot> input_slots_;
+  std::vector<compiler::ScheduleItem> replay_items_;
   std::vector<Tensor> outputs_;                // the capture's outputs (realized)
   std::shared_ptr<compiler::SavedJit> saved_;  // set for a loaded Jit, which has no fn_
 };
