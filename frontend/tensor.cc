@@ -1,6 +1,7 @@
 // Tensor core: shared state, creation, realization, reading values out, devices.
 #include "frontend/tensor.h"
 
+#include <bit>
 #include <cmath>
 
 #include "compiler/compiler.h"
@@ -34,10 +35,29 @@ void CheckShape(const Shape& shape, std::string_view op) {
 }
 
 // A constant of |dtype| filling |shape|: CONST broadcast, no memory behind it.
+// Equal as a CONST's arg is: a double by its bits, so 0.0 and -0.0 differ (and NaN is never found).
+bool SameConst(const ConstValue& a, const ConstValue& b) {
+  if (a.index() != b.index()) return false;
+  if (const double* x = std::get_if<double>(&a)) return std::bit_cast<uint64_t>(*x) == std::bit_cast<uint64_t>(std::get<double>(b));
+  return a == b;
+}
+
 UOpRef ConstFilling(const Shape& shape, DType dtype, ConstValue value) {
+  // The last filling made on this thread is kept: a loop adding one scalar (x = x + 1) would build and
+  // intern CONST, RESHAPE and EXPAND again for every op. Nodes are hash-consed, so the kept node is
+  // the one a rebuild would return.
+  struct Last {
+    Shape shape;
+    DType dtype;
+    ConstValue value;
+    UOpRef node;
+  };
+  thread_local Last last;
+  if (last.node && last.dtype == dtype && SameConst(last.value, value) && last.shape == shape) return last.node;
   UOpRef c = UOp::Const(dtype, value);
-  if (shape.empty()) return c;
-  return c->reshape(Shape(shape.size(), 1))->expand(shape);
+  UOpRef filled = shape.empty() ? c : c->reshape(Shape(shape.size(), 1))->expand(shape);
+  last = {shape, dtype, value, filled};
+  return filled;
 }
 
 ConstValue ScalarValue(Scalar s) {
