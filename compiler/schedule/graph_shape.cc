@@ -27,10 +27,18 @@ bool operator==(const GraphShape& a, const GraphShape& b) {
 GraphShape::GraphShape(const std::vector<UOpRef>& roots, const std::vector<std::string>& root_devices,
                        std::vector<UOpRef>* buffers)
     : devices_(root_devices) {
+  // Sized for a small graph (a dispatch loop's add is a handful of nodes) so that the walk of a
+  // cache hit does not grow its tables step by step.
+  constexpr size_t kSmall = 32;
   absl::flat_hash_map<const UOp*, uint32_t> position;
+  position.reserve(kSmall);
+  nodes_.reserve(kSmall);
+  srcs_.reserve(kSmall);
   std::vector<bool> has_buffer;  // per position: a BUFFER at or below it
+  has_buffer.reserve(kSmall);
   // Iterative post-order walk, sources before users, each node once.
   std::vector<std::pair<const UOp*, size_t>> stack;
+  stack.reserve(kSmall);
   auto visit = [&](const UOp* root) {
     if (position.contains(root)) return;
     stack.emplace_back(root, 0);
