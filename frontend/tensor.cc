@@ -3,6 +3,8 @@
 
 #include <bit>
 #include <cmath>
+#include <mutex>
+#include <utility>
 
 #include "compiler/compiler.h"
 #include "frontend/lazy_load.h"
@@ -43,20 +45,30 @@ bool SameConst(const ConstValue& a, const ConstValue& b) {
 }
 
 UOpRef ConstFilling(const Shape& shape, DType dtype, ConstValue value) {
-  // The last filling made on this thread is kept: a loop adding one scalar (x = x + 1) would build and
-  // intern CONST, RESHAPE and EXPAND again for every op. Nodes are hash-consed, so the kept node is
-  // the one a rebuild would return.
+  // The last filling made is kept: a loop adding one scalar (x = x + 1) would build and intern CONST,
+  // RESHAPE and EXPAND again for every op. Nodes are hash-consed, so the kept node is the one a rebuild
+  // would return. Process-wide and never destroyed, not thread_local: a thread's last node released by
+  // its TLS destructors would run after the factory's own thread_local state was gone (ir/uop.cc).
   struct Last {
+    std::mutex mu;
     Shape shape;
     DType dtype;
     ConstValue value;
     UOpRef node;
   };
-  thread_local Last last;
-  if (last.node && last.dtype == dtype && SameConst(last.value, value) && last.shape == shape) return last.node;
+  static Last* last = new Last();
+  {
+    std::lock_guard<std::mutex> lock(last->mu);
+    if (last->node && last->dtype == dtype && SameConst(last->value, value) && last->shape == shape) return last->node;
+  }
   UOpRef c = UOp::Const(dtype, value);
   UOpRef filled = shape.empty() ? c : c->reshape(Shape(shape.size(), 1))->expand(shape);
-  last = {shape, dtype, value, filled};
+  UOpRef dropped;  // released after the lock: releasing a node takes the factory's lock
+  {
+    std::lock_guard<std::mutex> lock(last->mu);
+    last->shape = shape, last->dtype = dtype, last->value = value;
+    dropped = std::exchange(last->node, filled);
+  }
   return filled;
 }
 
