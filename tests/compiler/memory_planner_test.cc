@@ -1,5 +1,6 @@
 // Memory planning: intermediates of one schedule share memory by lifetime, and an MLP training
 // step's peak device memory stays within 1.5x of what its live tensors hold.
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
@@ -33,6 +34,70 @@ TEST(MemoryPlanner, ChainedIntermediatesReuseMemory) {
     float want = in[i];
     for (int k = 0; k < 6; ++k) want = want * 2 + 1;
     ASSERT_FLOAT_EQ(out[i], want);
+  }
+}
+
+// The chain above as a function of its input: six kernels, each on the previous one's output.
+Tensor Chain(const Tensor& x) {
+  Tensor y = x;
+  for (int i = 0; i < 6; ++i) y = (y * 2 + 1).contiguous();
+  return y;
+}
+
+// Where each item writes, as the order its storage was first seen: the plan's sharing pattern.
+std::vector<size_t> StoragePattern(const Schedule& s) {
+  std::vector<const void*> seen;
+  std::vector<size_t> pattern;
+  for (const ScheduleItem& item : s.items) {
+    const void* storage = item.buffers[0]->arg_as<BufferArg>().storage.get();
+    auto it = std::find(seen.begin(), seen.end(), storage);
+    pattern.push_back(static_cast<size_t>(it - seen.begin()));
+    if (it == seen.end()) seen.push_back(storage);
+  }
+  return pattern;
+}
+
+// A cache hit reuses the plan made with the cached schedule: the same sharing, on fresh memory, with
+// the call's own input bound, and the values of the call's input.
+TEST(MemoryPlanner, ACacheHitAppliesThePlanToFreshBuffersAndItsOwnInput) {
+  Tensor x1 = Tensor::rand({1024}).realize(), x2 = Tensor::rand({1024}).realize();
+  Tensor y1 = Chain(x1), y2 = Chain(x2);
+  Schedule s1 = CachedSchedule({y1.uop()}, {y1.device()});
+  Schedule s2 = CachedSchedule({y2.uop()}, {y2.device()});  // the same graph shape: a hit
+  ASSERT_EQ(s1.items.size(), 6u);
+  ASSERT_EQ(s2.items.size(), 6u);
+  std::vector<size_t> pattern = StoragePattern(s2);
+  EXPECT_EQ(StoragePattern(s1), pattern);
+  EXPECT_LE(*std::max_element(pattern.begin(), pattern.end()), 2u);  // two blocks alternate, plus the root's
+  // s1 is alive, so none of its memory may be handed to s2.
+  std::set<const void*> first;
+  for (const ScheduleItem& item : s1.items)
+    for (const UOpRef& b : item.buffers) first.insert(b->arg_as<BufferArg>().storage.get());
+  for (const ScheduleItem& item : s2.items)
+    EXPECT_FALSE(first.count(item.buffers[0]->arg_as<BufferArg>().storage.get())) << "an output of s2 reuses s1's memory";
+  EXPECT_EQ(s2.items[0].buffers[1], BufferOfView(x2.uop()));
+  EXPECT_EQ(s1.items[0].buffers[1], BufferOfView(x1.uop()));
+  ASSERT_EQ(s2.realized.size(), 1u);
+  EXPECT_EQ(BufferOfView(s2.realized[0]), s2.items.back().buffers[0]);
+  // Realized through the cache, in either order, each gives its own input's values.
+  for (auto [x, y] : {std::pair{x2, y2}, std::pair{x1, y1}}) {
+    std::vector<float> in = x.to_vector<float>(), out = y.to_vector<float>();
+    for (size_t i = 0; i < in.size(); ++i) {
+      float want = in[i];
+      for (int k = 0; k < 6; ++k) want = want * 2 + 1;
+      ASSERT_FLOAT_EQ(out[i], want);
+    }
+  }
+}
+
+// A realized root that is a view of an output, not the output itself, is bound through the view.
+TEST(MemoryPlanner, ACacheHitBindsARealizedViewOfAnOutput) {
+  for (int round = 0; round < 3; ++round) {
+    Tensor x = Tensor::rand({64}).realize();
+    Tensor y = (x * 3).contiguous().reshape({8, 8});
+    std::vector<float> in = x.to_vector<float>(), out = y.to_vector<float>();
+    ASSERT_EQ(out.size(), in.size());
+    for (size_t i = 0; i < in.size(); ++i) ASSERT_FLOAT_EQ(out[i], in[i] * 3) << "round " << round;
   }
 }
 
