@@ -23,22 +23,17 @@ std::shared_ptr<Buffer> Buffer::Create(Device& device, uint64_t nbytes) {
 }
 
 Buffer::~Buffer() {
-  if (handle_ != nullptr) device_.allocator().Release(handle_, nbytes_);
+  if (tg_buffer* h = handle_.load(std::memory_order_relaxed)) device_.allocator().Release(h, nbytes_);
 }
 
-bool Buffer::allocated() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return handle_ != nullptr;
-}
+bool Buffer::allocated() const { return handle() != nullptr; }
 
-tg_buffer* Buffer::handle() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return handle_;
-}
+tg_buffer* Buffer::handle() const { return handle_.load(std::memory_order_acquire); }
 
 absl::Status Buffer::EnsureAllocated() {
+  if (handle() != nullptr) return absl::OkStatus();
   std::lock_guard<std::mutex> lock(mu_);
-  if (handle_ != nullptr) return absl::OkStatus();
+  if (handle_.load(std::memory_order_relaxed) != nullptr) return absl::OkStatus();  // another thread won
   if (nbytes_ == 0) {
     return absl::InvalidArgumentError(absl::StrCat(device_.name(), ": cannot allocate a 0-byte buffer"));
   }
@@ -49,7 +44,7 @@ absl::Status Buffer::EnsureAllocated() {
   }
   absl::StatusOr<tg_buffer*> b = device_.allocator().Allocate(nbytes_);
   if (!b.ok()) return b.status();
-  handle_ = *b;
+  handle_.store(*b, std::memory_order_release);
   return absl::OkStatus();
 }
 

@@ -3,6 +3,7 @@
 #ifndef TG_RUNTIME_BUFFER_H_
 #define TG_RUNTIME_BUFFER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -46,8 +47,10 @@ class Buffer {               // always held by std::shared_ptr; device memory al
 
   Device& device_;
   const uint64_t nbytes_;
-  mutable std::mutex mu_;
-  tg_buffer* handle_ = nullptr;
+  // Set once, under mu_ (which only allocation takes); read without it by every launch that
+  // passes the buffer, which is why it is atomic.
+  std::mutex mu_;
+  std::atomic<tg_buffer*> handle_ = nullptr;
 };
 
 }  // namespace tg::runtime
