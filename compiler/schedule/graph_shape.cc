@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 
 namespace tg::compiler {
@@ -28,17 +29,15 @@ GraphShape::GraphShape(const std::vector<UOpRef>& roots, const std::vector<std::
                        std::vector<UOpRef>* buffers)
     : devices_(root_devices) {
   // Sized for a small graph (a dispatch loop's add is a handful of nodes) so that the walk of a
-  // cache hit does not grow its tables step by step.
+  // cache hit does not grow its tables step by step, and its scratch lives on the stack.
   constexpr size_t kSmall = 32;
   absl::flat_hash_map<const UOp*, uint32_t> position;
   position.reserve(kSmall);
   nodes_.reserve(kSmall);
   srcs_.reserve(kSmall);
-  std::vector<bool> has_buffer;  // per position: a BUFFER at or below it
-  has_buffer.reserve(kSmall);
+  absl::InlinedVector<bool, kSmall> has_buffer;  // per position: a BUFFER at or below it
   // Iterative post-order walk, sources before users, each node once.
-  std::vector<std::pair<const UOp*, size_t>> stack;
-  stack.reserve(kSmall);
+  absl::InlinedVector<std::pair<const UOp*, size_t>, kSmall> stack;
   auto visit = [&](const UOp* root) {
     if (position.contains(root)) return;
     stack.emplace_back(root, 0);
