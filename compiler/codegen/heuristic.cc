@@ -322,19 +322,39 @@ void AddLocalGroup(Kernel& k, const Target& target) {
   if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
 }
 
+// Loads gathered lane by lane by a vector along the output axis the store walks contiguously, when
+// that axis takes |output_lanes|, and along the first reduce axis that takes |reduce_lanes|; -1
+// where no axis takes the width.
+struct VectorGathers {
+  int output = -1, reduce = -1;
+};
+
+VectorGathers GathersAlongOutputAndReduce(const Kernel& k, int reduce_lanes, int output_lanes) {
+  const Access store = Accesses(k.ast()).back();
+  VectorGathers g;
+  for (const auto& a : k.axes()) {
+    bool output = (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) && Kernel::Stride(store.index, a.range) == 1;
+    if (output && g.output < 0 && a.extent() % output_lanes == 0) g.output = Gathers(k, a.range);
+    if (a.type == AxisType::kReduce && g.reduce < 0 && a.extent() % reduce_lanes == 0) g.reduce = Gathers(k, a.range);
+  }
+  return g;
+}
+
 // Vectorizing the output makes the loads along it vectors or gathers; vectorizing a reduce axis
 // the loads walk contiguously makes them plain vector loads (x @ W.T's inner products). Pick the
 // output unless the reduce axis gathers less.
 bool ReduceVectorizesBetter(const Kernel& k, int lanes) {
-  const Access store = Accesses(k.ast()).back();
-  int output_gathers = -1, reduce_gathers = -1;
-  for (const auto& a : k.axes()) {
-    if (a.extent() % lanes != 0) continue;
-    bool output = (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) && Kernel::Stride(store.index, a.range) == 1;
-    if (output && output_gathers < 0) output_gathers = Gathers(k, a.range);
-    if (a.type == AxisType::kReduce && reduce_gathers < 0) reduce_gathers = Gathers(k, a.range);
-  }
-  return reduce_gathers >= 0 && (output_gathers < 0 || reduce_gathers < output_gathers);
+  VectorGathers g = GathersAlongOutputAndReduce(k, lanes, lanes);
+  return g.reduce >= 0 && (g.output < 0 || g.reduce < g.output);
+}
+
+// A reduce axis that gathers more loads than a narrower output vector would (a convolution whose
+// per-channel input scale is the one load contiguous along its channels while the input itself is a
+// channel plane apart, and whose 72 columns AVX-512's 16 lanes do not divide) waits for that width.
+bool ReduceWaitsForNarrowerOutput(const Kernel& k, int lanes, int narrowest) {
+  if (narrowest >= lanes) return false;
+  VectorGathers g = GathersAlongOutputAndReduce(k, lanes, narrowest);
+  return g.reduce >= 0 && g.output >= 0 && g.reduce > g.output;
 }
 
 void ApplyHeuristic(Kernel& k, const Target& target) {
@@ -349,9 +369,10 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
   for (const auto& a : k.axes())
     if (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) outputs *= a.extent();
   bool narrower = stored.itemsize() == 4 && !stored.is_bool() && outputs >= 4096;
+  constexpr int kNarrowestVector = 4;
   bool tiled = target.vectors && stored.itemsize() == 4 && !stored.is_bool() && UpcastCostlyOutput(k, lanes, target);
   if (tiled) UpcastReusedOutput(k, target);
-  for (int width = lanes; !tiled && target.vectors && width > 1 && (width == lanes || (narrower && width >= 4)); width /= 2) {
+  for (int width = lanes; !tiled && target.vectors && width > 1 && (width == lanes || (narrower && width >= kNarrowestVector)); width /= 2) {
     if (!ReduceVectorizesBetter(k, width) && UpcastContiguousOutput(k, width)) {
       UpcastReusedOutput(k, target);
       WidenVectorTile(k, width);
@@ -359,6 +380,7 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
       tiled = true;
       break;
     }
+    if (narrower && ReduceWaitsForNarrowerOutput(k, width, kNarrowestVector)) continue;
     if (UnrollContiguousReduce(k, width)) {
       UpcastReusedOutput(k, target);
       UpcastSecondReusedOutput(k, target);

@@ -6,6 +6,8 @@
 #include <random>
 
 #include "compiler/codegen/codegen.h"
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
 #include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
@@ -89,6 +91,49 @@ TEST(PaddedConv, BorderLanesAreOneMaskedLoad) {
   for (const auto& item : CreateSchedule({y.uop()}, {y.device()}).items)
     if (item.kind == ScheduleItem::Kind::kKernel) source += GenerateKernel(item.ast, Cpu()).source.source;
   EXPECT_NE(source.find("_all&=_m[_l]"), std::string::npos) << source.substr(0, 6000);
+}
+
+// A convolution whose input is scaled per channel (a squeeze-excitation gate fused into PP-OCR's
+// detector head, x + x * s[c]): the scale is the one load contiguous along the input channels, while
+// the input itself is gathered along them (one channel plane apart). The vectors go along the
+// output columns, narrower than the widest vector where that does not divide them (72 columns,
+// AVX-512's 16 lanes), not along the channels the input gathers. For AVX2's and AVX-512's widths,
+// whatever CPU runs the test.
+TEST(PaddedConv, ChannelScaledInputKeepsVectorsOnTheColumns) {
+  ConvCase c{1, 96, 24, 72, 24, 3, 1, 1, 1, {1, 1, 1, 1}};
+  Tensor x = Tensor::empty({c.batch, c.cin, c.h, c.w}), s = Tensor::empty({1, c.cin, 1, 1});
+  Tensor w = Tensor::empty({c.cout, c.cin, c.k, c.k});
+  Tensor y = Conv(x + x * s, w, c);
+  UOpRef ast;
+  for (const auto& item : CreateSchedule({y.uop()}, {y.device()}).items)
+    for (const UOpRef& u : item.ast->toposort())
+      if (u->op() == Ops::kReduce) ast = item.ast;
+  ASSERT_TRUE(ast) << "no reduce kernel";
+  for (int vector_bytes : {32, 64}) {
+    Target target = Target::For(Cpu());
+    target.vectors = true;
+    target.vector_bytes = vector_bytes;
+    target.cores = 2;
+    Kernel k = StartKernel(ast, Cpu());
+    ApplyHeuristic(k, target);
+    ASSERT_FALSE(k.applied().empty());
+    const Opt& first = k.applied().front();
+    EXPECT_EQ(first.op, OptOp::kUpcast) << vector_bytes << ": " << first.str();
+    EXPECT_EQ(k.axes()[first.axis].extent(), 72 / first.amount) << "vectors along the 72 output columns: " << first.str();
+  }
+}
+
+TEST(PaddedConv, ChannelScaledInputMatchesHost) {
+  ConvCase c{1, 32, 6, 72, 8, 3, 1, 1, 1, {1, 1, 1, 1}};
+  auto xd = Random(c.batch * c.cin * c.h * c.w, 11), sd = Random(c.cin, 12), wd = Random(c.cout * c.cin * c.k * c.k, 13);
+  std::vector<float> scaled(xd.size());
+  for (size_t i = 0; i < xd.size(); ++i) scaled[i] = xd[i] + xd[i] * sd[(i / (c.h * c.w)) % c.cin];
+  Tensor x = Tensor::from_vector(xd, Shape{c.batch, c.cin, c.h, c.w});
+  Tensor s = Tensor::from_vector(sd, Shape{1, c.cin, 1, 1});
+  Tensor w = Tensor::from_vector(wd, Shape{c.cout, c.cin, c.k, c.k});
+  std::vector<float> got = Conv(x + x * s, w, c).to_vector<float>(), want = HostConv(scaled, wd, c);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f * std::max(1.0f, std::abs(want[i]))) << i;
 }
 
 }  // namespace
