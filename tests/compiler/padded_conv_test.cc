@@ -6,12 +6,11 @@
 #include <random>
 
 #include "compiler/codegen/codegen.h"
-#include "compiler/codegen/heuristic.h"
-#include "compiler/codegen/kernel.h"
 #include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
+#include "tests/compiler/heuristic_at_width.h"
 #include "tests/frontend/test_util.h"
 
 namespace tg::compiler {
@@ -110,12 +109,7 @@ TEST(PaddedConv, ChannelScaledInputKeepsVectorsOnTheColumns) {
       if (u->op() == Ops::kReduce) ast = item.ast;
   ASSERT_TRUE(ast) << "no reduce kernel";
   for (int vector_bytes : {32, 64}) {
-    Target target = Target::For(Cpu());
-    target.vectors = true;
-    target.vector_bytes = vector_bytes;
-    target.cores = 2;
-    Kernel k = StartKernel(ast, Cpu());
-    ApplyHeuristic(k, target);
+    Kernel k = HeuristicAtWidth(ast, vector_bytes);
     ASSERT_FALSE(k.applied().empty());
     const Opt& first = k.applied().front();
     EXPECT_EQ(first.op, OptOp::kUpcast) << vector_bytes << ": " << first.str();

@@ -12,6 +12,7 @@
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
+#include "tests/compiler/heuristic_at_width.h"
 #include "tests/frontend/test_util.h"
 
 namespace tg::compiler {
@@ -132,12 +133,7 @@ TEST(WeightGradient, VectorsGoAlongTheAxisTheActivationBackwardMovesWith) {
                                  Random(c.rows * c.ins, 4), c);
   UOpRef ast = ReduceKernelAst(dw);
   for (int vector_bytes : {32, 64}) {
-    Target target = Target::For(Cpu());
-    target.vectors = true;
-    target.vector_bytes = vector_bytes;
-    target.cores = 2;
-    Kernel k = StartKernel(ast, Cpu());
-    ApplyHeuristic(k, target);
+    Kernel k = HeuristicAtWidth(ast, vector_bytes);
     ASSERT_FALSE(k.applied().empty());
     const Opt& first = k.applied().front();
     EXPECT_EQ(first.op, OptOp::kUpcast) << vector_bytes;

@@ -1,0 +1,25 @@
+// The heuristic's opts for a kernel as a CPU of a given SIMD width and two cores would choose them,
+// whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and AVX-512 (64).
+#ifndef TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
+#define TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
+
+#include "compiler/codegen/heuristic.h"
+#include "compiler/codegen/kernel.h"
+#include "runtime/device_registry.h"
+
+namespace tg::compiler {
+
+inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes) {
+  const runtime::DeviceInfo& cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info();
+  Target target = Target::For(cpu);
+  target.vectors = true;
+  target.vector_bytes = vector_bytes;
+  target.cores = 2;
+  Kernel k = StartKernel(ast, cpu);
+  ApplyHeuristic(k, target);
+  return k;
+}
+
+}  // namespace tg::compiler
+
+#endif  // TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
