@@ -44,6 +44,19 @@ bool UpcastContiguousOutput(Kernel& k, int lanes) {
   return false;
 }
 
+// The vector width for a reduce of |extent| along its vectors: each output then takes extent / w
+// vector steps and, at the end, a sum of its w lanes in order (w extracts and w adds). A short reduce
+// (a 64-wide model's inner products) spends more on that sum than on its steps at the widest vector,
+// so the width balances the two: the fewest steps plus lane-sum work, the wider on a tie.
+int ReduceVectorWidth(int64_t extent, int lanes) {
+  constexpr int kNarrowest = 4, kLaneSumOpsPerLane = 2;
+  int best = lanes;
+  auto cost = [&](int w) { return extent / w + kLaneSumOpsPerLane * w; };
+  for (int w = lanes / 2; w >= kNarrowest; w /= 2)
+    if (extent % w == 0 && cost(w) < cost(best)) best = w;
+  return best;
+}
+
 // SIMD along a reduce axis the loads walk contiguously (row sums, softmax, full reductions).
 bool UnrollContiguousReduce(Kernel& k, int lanes) {
   for (size_t i = 0; i < k.axes().size(); ++i) {
@@ -53,7 +66,7 @@ bool UnrollContiguousReduce(Kernel& k, int lanes) {
     for (const Access& acc : Accesses(k.ast()))
       if (!acc.is_store && Kernel::Stride(acc.index, a.range) == 1) contiguous = true;
     if (!contiguous) continue;
-    k.Apply({OptOp::kUnroll, static_cast<int>(i), lanes});
+    k.Apply({OptOp::kUnroll, static_cast<int>(i), ReduceVectorWidth(a.extent(), lanes)});
     return true;
   }
   return false;

@@ -11,6 +11,7 @@
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "runtime/device_registry.h"
+#include "tests/compiler/heuristic_at_width.h"
 #include "tests/frontend/test_util.h"
 
 namespace tg::compiler {
@@ -48,6 +49,24 @@ TEST(InnerProductTile, RowsAndColumnsBothTile) {
   }
   EXPECT_EQ(upcasts, 2) << absl::StrJoin(opts, ", ");
   EXPECT_EQ(unrolls, 1) << absl::StrJoin(opts, ", ");
+}
+
+// Each output of a vectorized reduce ends with a sum of its lanes in order: a short reduce (a 64-wide
+// model's inner products) takes narrower vectors, so that sum costs no more than its vector steps,
+// and a long one keeps the widest. For AVX2's and AVX-512's widths, whatever CPU runs the test.
+TEST(InnerProductTile, ShortReducesTakeNarrowerVectors) {
+  struct Case {
+    int vector_bytes;
+    int64_t depth, want_lanes;
+  };
+  for (Case c : {Case{64, 64, 8}, Case{64, 1024, 16}, Case{32, 32, 4}, Case{32, 1024, 8}}) {
+    std::vector<float> x, w;
+    Kernel k = HeuristicAtWidth(ReduceKernelAst(InnerProducts(256, 256, c.depth, &x, &w)), c.vector_bytes);
+    int64_t lanes = 0;
+    for (const auto& a : k.axes())
+      if (a.type == AxisType::kUnroll && lanes == 0) lanes = a.extent();
+    EXPECT_EQ(lanes, c.want_lanes) << c.vector_bytes << "-byte vectors, depth " << c.depth;
+  }
 }
 
 TEST(InnerProductTile, MatchesHostLoops) {
