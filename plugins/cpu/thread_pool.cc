@@ -2,8 +2,40 @@
 #include "plugins/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace tg_cpu {
+namespace {
+
+// Kernels come in quick succession (a model's small layers, one after another): a thread that
+// slept on its condition variable after every one would pay the kernel's wake-up (tens of
+// microseconds, and more when the scheduler put both threads on one core) per launch. So a waiting
+// thread first watches for what it waits for, for a bounded time, then sleeps as before.
+constexpr auto kSpinBudget = std::chrono::microseconds(50);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Whether |ready| became true within the spin budget.
+template <class Ready>
+bool Spin(Ready ready) {
+  constexpr int kChecksPerClockRead = 64;
+  const auto deadline = std::chrono::steady_clock::now() + kSpinBudget;
+  for (;;) {
+    for (int i = 0; i < kChecksPerClockRead; ++i) {
+      if (ready()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return ready();
+  }
+}
+
+}  // namespace
 
 ThreadPool::ThreadPool(uint32_t num_workers) : num_workers_(std::max<uint32_t>(1, num_workers)) {
   for (uint32_t i = 1; i < num_workers_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -55,6 +87,7 @@ void ThreadPool::ParallelFor(uint64_t total, const Body& body) {
   }
   work_cv_.notify_all();
   RunChunk(body, total, chunks, 0);
+  Spin([this] { return pending_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mu_);
   done_cv_.wait(lock, [this] { return pending_ == 0; });
   body_ = nullptr;
@@ -63,6 +96,7 @@ void ThreadPool::ParallelFor(uint64_t total, const Body& body) {
 void ThreadPool::WorkerLoop(uint32_t worker_id) {
   uint64_t seen = 0;
   for (;;) {
+    Spin([&] { return generation_.load(std::memory_order_acquire) != seen; });
     std::unique_lock<std::mutex> lock(mu_);
     work_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
     if (stop_) return;

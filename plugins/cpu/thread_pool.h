@@ -3,6 +3,7 @@
 #ifndef TG_PLUGINS_CPU_THREAD_POOL_H_
 #define TG_PLUGINS_CPU_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -45,13 +46,15 @@ class ThreadPool {
   std::vector<std::thread> threads_;
   std::mutex launch_mu_;  // serializes ParallelFor callers
 
-  std::mutex mu_;  // guards everything below
+  std::mutex mu_;  // guards everything below; the two atomics are written under it too
   std::condition_variable work_cv_, done_cv_;
-  uint64_t generation_ = 0;
+  // Atomic so that a worker waiting for the next launch, and the caller waiting for the last chunk,
+  // can watch them for a moment without the lock before they sleep (Spin in thread_pool.cc).
+  std::atomic<uint64_t> generation_ = 0;
   const Body* body_ = nullptr;
   uint64_t total_ = 0;
   uint32_t chunks_ = 0;
-  uint32_t pending_ = 0;
+  std::atomic<uint32_t> pending_ = 0;
   bool stop_ = false;
 };
 
