@@ -1,6 +1,5 @@
 #include "compiler/compiler.h"
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <future>
@@ -8,6 +7,7 @@
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "compiler/schedule/allreduce.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/errors.h"
@@ -151,19 +151,15 @@ void RunKernel(const ScheduleItem& item, KernelRef started) {
   const CompiledKernel& compiled = *compiled_ref;
   const runtime::Program& program = ProgramOf(compiled, device);
   // On the stack for the usual few buffers: a launch of a cached kernel allocates nothing here.
-  constexpr size_t kInlineArgs = 16;
-  std::array<runtime::KernelArg, kInlineArgs> inline_args;
-  std::vector<runtime::KernelArg> heap_args;
-  runtime::KernelArg* args = inline_args.data();
-  if (item.buffers.size() > kInlineArgs) heap_args.resize(item.buffers.size()), args = heap_args.data();
-  for (size_t i = 0; i < item.buffers.size(); ++i) {
-    runtime::Buffer* buffer = RuntimeBuffer(item.buffers[i]);
+  absl::InlinedVector<runtime::KernelArg, 16> args;
+  for (const UOpRef& b : item.buffers) {
+    runtime::Buffer* buffer = RuntimeBuffer(b);
     ThrowIfError(buffer->EnsureAllocated());
-    args[i] = runtime::KernelArg::Buf(buffer);
+    args.push_back(runtime::KernelArg::Buf(buffer));
   }
   bool timed = DebugLevel() >= 2;
   uint64_t elapsed_ns = 0;
-  ThrowIfError(device.Launch(program, compiled.kernel.dims, absl::MakeConstSpan(args, item.buffers.size()),
+  ThrowIfError(device.Launch(program, compiled.kernel.dims, args,
                              timed ? &elapsed_ns : nullptr));
   if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/container/inlined_vector.h"
 #include "compiler/compiler.h"
 #include "ir/substitute.h"
 #include "runtime/trace_recorder.h"
@@ -87,12 +88,9 @@ std::vector<Tensor> Jit::Capture(const std::vector<Tensor>& inputs) {
 std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
   runtime::TraceSpan span("jit", "Jit replay");
   if (span.active()) span.Arg(runtime::TraceArg::Num("kernels", static_cast<double>(captured_kernels())));
-  std::vector<UOpRef> now_views[8];  // the usual few inputs without a heap array of arrays
-  std::vector<std::vector<UOpRef>> more_views;
-  if (inputs.size() > 8) more_views.resize(inputs.size());
-  auto views_of = [&](size_t i) -> std::vector<UOpRef>& { return inputs.size() > 8 ? more_views[i] : now_views[i]; };
+  absl::InlinedVector<std::vector<UOpRef>, 8> views(inputs.size());  // the usual few inputs: no heap array
   for (size_t i = 0; i < inputs.size(); ++i) {
-    std::vector<UOpRef>& now = views_of(i);
+    std::vector<UOpRef>& now = views[i];
     now = InputViews(inputs[i]);
     const std::vector<UOpRef>& captured = input_buffers_[i];
     bool same_layout = now.size() == captured.size();
@@ -103,7 +101,7 @@ std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
   }
   // Slots in input order: an earlier input's buffer seen again as a later input's is the later's.
   for (const InputSlot& s : input_slots_)
-    replay_items_[s.item].buffers[s.arg] = compiler::BufferOfView(views_of(s.input)[s.view]);
+    replay_items_[s.item].buffers[s.arg] = compiler::BufferOfView(views[s.input][s.view]);
   // Back to the captured buffers after the run, so the Jit holds no caller's buffer between calls.
   auto restore = [&] {
     for (const InputSlot& s : input_slots_) replay_items_[s.item].buffers[s.arg] = items_[s.item].buffers[s.arg];

@@ -7,6 +7,7 @@
 #include <future>
 #include <iterator>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/env.h"
@@ -255,12 +256,8 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
                                                    program.device().name(), ", not ", name()));
   }
   // The ABI's arguments on the stack for the usual few, so a launch allocates nothing.
-  constexpr size_t kInlineArgs = 16;
-  tg_arg inline_args[kInlineArgs];
-  std::vector<tg_arg> heap_args;
-  tg_arg* targs = inline_args;
-  if (args.size() > kInlineArgs) heap_args.resize(args.size()), targs = heap_args.data();
-  if (absl::Status s = MarshalArgs(args, targs); !s.ok()) return s;
+  absl::InlinedVector<tg_arg, 16> targs(args.size());
+  if (absl::Status s = MarshalArgs(args, targs.data()); !s.ok()) return s;
   tg_launch_args la{};
   la.struct_size = sizeof la;
   la.program = program.handle();
@@ -268,7 +265,7 @@ absl::Status Device::Launch(const Program& program, const LaunchDims& dims,
     la.num_groups[d] = dims.num_groups[d];
     la.group_size[d] = dims.group_size[d];
   }
-  la.args = args.empty() ? nullptr : targs;
+  la.args = args.empty() ? nullptr : targs.data();
   la.num_args = static_cast<uint32_t>(args.size());
   // PROFILE=1 times every launch on the device clock, which makes launches synchronous (docs/profile.md).
   TraceSpan span("kernel", program.entry(), name());
