@@ -100,11 +100,4 @@ std::vector<UOpRef> ApplyOutputPlan(const OutputPlan& plan, const std::vector<UO
   return made;
 }
 
-NodeMap PlanOutputs(const Schedule& schedule, const std::vector<UOpRef>& outputs) {
-  std::vector<UOpRef> made = ApplyOutputPlan(PlanOutputMemory(schedule, outputs), outputs);
-  NodeMap bound;
-  for (size_t j = 0; j < outputs.size(); ++j) bound[outputs[j].get()] = std::move(made[j]);
-  return bound;
-}
-
 }  // namespace tg::compiler
