@@ -18,6 +18,7 @@ PACKAGES=(
   python3-pil fonts-dejavu-core
   chromium
   libopenmpi-dev openmpi-bin
+  linux-perf  # the CPU profiles in tools/bench/RESULTS.md (perf record -g)
 )
 
 missing_packages() {
