@@ -19,6 +19,8 @@ void CheckSameDevice(const Tensor& a, const Tensor& b, const char* op) {
 // Both operands broadcast to a common shape and promoted to a common dtype.
 std::pair<Tensor, Tensor> Align(const Tensor& a, const Tensor& b, const char* op) {
   CheckSameDevice(a, b, op);
+  // The common case (x + 1 fills the scalar to x's shape) agrees already: no shape to build.
+  if (a.dtype() == b.dtype() && a.shape() == b.shape()) return {a, b};
   Shape shape = BroadcastShapes(a.shape(), b.shape(), op);
   DType dtype = PromoteTypes(a.dtype(), b.dtype());
   return {a.cast(dtype).expand(shape), b.cast(dtype).expand(shape)};

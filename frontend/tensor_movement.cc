@@ -52,6 +52,7 @@ Tensor Tensor::permute(const std::vector<int>& order) const {
 }
 
 Tensor Tensor::expand(const Shape& new_shape) const {
+  if (new_shape == shape()) return *this;
   if (new_shape.size() < shape().size())
     throw Error("expand: cannot expand " + ShapeString(shape()) + " to fewer axes " + ShapeString(new_shape));
   size_t lead = new_shape.size() - shape().size();
