@@ -76,5 +76,22 @@ TEST(GraphShape, RootsCountInOrder) {
   EXPECT_FALSE(ShapeOf({x, y}).shape == ShapeOf({c + 1, Realized({3, 2, 1}) * 2}).shape);
 }
 
+// Past the few dozen nodes a dispatch loop builds, positions move from a scanned list to a hash
+// map: buffers read twice and walk order must come out the same either way.
+TEST(GraphShape, LargeGraphsNumberBuffersAsSmallOnes) {
+  auto chain = [](Tensor a, Tensor b) {
+    Tensor x = a * b;
+    for (int i = 0; i < 40; ++i) x = (i % 2 == 0 ? x + a : x * b) + static_cast<float>(i);
+    return x;
+  };
+  Tensor a = Realized({1, 2, 3}), b = Realized({4, 5, 6}), c = Realized({7, 8, 9});
+  Shaped first = ShapeOf({chain(a, b)}), second = ShapeOf({chain(c, a)});
+  ExpectSame(first.shape, second.shape);
+  ASSERT_EQ(first.buffers.size(), 2u);
+  ASSERT_EQ(second.buffers.size(), 2u);
+  EXPECT_EQ(first.buffers[0], second.buffers[1]);
+  EXPECT_FALSE(first.shape == ShapeOf({chain(a, a)}).shape);  // one buffer read in both places
+}
+
 }  // namespace
 }  // namespace tg::compiler
