@@ -11,14 +11,17 @@ std::atomic<int64_t> next_id{1};
 }  // namespace
 
 UOpRef NewBufferNodeSharing(const std::string& device, DType dtype, int64_t numel, std::shared_ptr<void> storage) {
-  return UOp::Make(Ops::kBuffer, dtype, {}, BufferArg{next_id++, device, numel, std::move(storage)});
+  return UOp::MakeNew(Ops::kBuffer, dtype, {}, BufferArg{next_id++, device, numel, std::move(storage)});
 }
 
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel) {
-  runtime::Device& dev = DeviceNamed(device);
+  return NewBufferNode(DeviceNamed(device), dtype, numel);
+}
+
+UOpRef NewBufferNode(runtime::Device& dev, DType dtype, int64_t numel) {
   std::shared_ptr<void> storage;
   if (numel > 0) storage = runtime::Buffer::Create(dev, static_cast<uint64_t>(numel) * dtype.itemsize());
-  return UOp::Make(Ops::kBuffer, dtype, {}, BufferArg{next_id++, dev.name(), numel, std::move(storage)});
+  return UOp::MakeNew(Ops::kBuffer, dtype, {}, BufferArg{next_id++, dev.name(), numel, std::move(storage)});
 }
 
 runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node) {

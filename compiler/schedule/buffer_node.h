@@ -14,6 +14,8 @@ namespace tg::compiler {
 // A BUFFER node of |numel| elements of |dtype| on |device| (a canonical device name). The device
 // memory is allocated on first use. Throws tg::Error when the device does not exist.
 UOpRef NewBufferNode(const std::string& device, DType dtype, int64_t numel);
+// The same on a device already found (a cached schedule resolves its outputs' devices once).
+UOpRef NewBufferNode(runtime::Device& device, DType dtype, int64_t numel);
 
 // A BUFFER node of |numel| elements whose memory is |storage| (a runtime buffer at least that
 // big, shared with other nodes whose lifetimes do not overlap: compiler/schedule/memory_planner).

@@ -4,6 +4,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 
 namespace tg::compiler {
@@ -49,6 +50,7 @@ OutputPlan PlanOutputMemory(const Schedule& schedule, const std::vector<UOpRef>&
     }
   OutputPlan plan;
   plan.share.assign(outputs.size(), -1);
+  for (const UOpRef& out : outputs) plan.device.push_back(&DeviceNamed(out->arg_as<BufferArg>().device));
   // Walk the items in order: a block returns to the free list after the last item that uses it,
   // so an item never reads and writes one block through two buffers.
   absl::flat_hash_map<size_t, std::vector<int>> ends_after;
@@ -94,7 +96,7 @@ std::vector<UOpRef> ApplyOutputPlan(const OutputPlan& plan, const std::vector<UO
     const UOpRef& p = outputs[j];
     const auto& a = p->arg_as<BufferArg>();
     int from = plan.share[j];
-    made[j] = from < 0 ? NewBufferNode(a.device, p->dtype(), a.size)
+    made[j] = from < 0 ? NewBufferNode(*plan.device[j], p->dtype(), a.size)
                        : NewBufferNodeSharing(a.device, p->dtype(), a.size, made[from]->arg_as<BufferArg>().storage);
   }
   return made;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "compiler/schedule/schedule.h"
+#include "runtime/device.h"
 
 namespace tg::compiler {
 
@@ -17,6 +18,7 @@ namespace tg::compiler {
 struct OutputPlan {
   std::vector<int> order;  // output indices in the order their nodes are made (a block's maker first)
   std::vector<int> share;  // per output: the output whose memory it takes (made before it), or -1: new memory
+  std::vector<runtime::Device*> device;  // per output: where new memory comes from
 };
 OutputPlan PlanOutputMemory(const Schedule& schedule, const std::vector<UOpRef>& outputs);
 // Fresh BUFFER nodes for |outputs| (by index) as |plan| says.

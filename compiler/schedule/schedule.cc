@@ -22,7 +22,9 @@ class Scheduler {
  public:
   Scheduler(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
             const OutputBufferFactory& make_output)
-      : roots_(roots), make_output_(make_output ? make_output : NewBufferNode) {
+      : roots_(roots), make_output_(make_output ? make_output
+                                              : static_cast<UOpRef (*)(const std::string&, DType, int64_t)>(
+                                                    NewBufferNode)) {
     topo_ = UOp::Sink(roots)->toposort();
     topo_.pop_back();  // the SINK itself
     for (const UOpRef& u : topo_)
