@@ -182,6 +182,17 @@ struct UOpFactory {
       std::lock_guard<std::mutex> lock(t.mutex);
       if (UOpRef hit = Find(t, Probe{op, dtype, src, arg, hash})) return hit;
     }
+    return Enter(t, hash, op, dtype, std::move(src), std::move(arg));
+  }
+
+  static UOpRef MakeNew(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg) {
+    Table& t = GetTable();
+    size_t hash = NodeHash(op, dtype, src, arg);
+    return Enter(t, hash, op, dtype, std::move(src), std::move(arg));
+  }
+
+  // Builds the node and enters it, unless a live twin got there first (then the twin is the result).
+  static UOpRef Enter(Table& t, size_t hash, Ops op, DType dtype, std::vector<UOpRef> src, Arg arg) {
     // Built outside the lock: shape derivation may throw and range analysis reads sources.
     UOp* raw = new UOp(op, dtype, std::move(src), std::move(arg));
     raw->hash_ = hash;
@@ -213,6 +224,10 @@ UOp::UOp(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg)
 
 UOpRef UOp::Make(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg) {
   return UOpFactory::Make(op, dtype, std::move(src), std::move(arg));
+}
+
+UOpRef UOp::MakeNew(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg) {
+  return UOpFactory::MakeNew(op, dtype, std::move(src), std::move(arg));
 }
 
 size_t UOp::LiveCount() {

@@ -55,6 +55,9 @@ class UOp : public std::enable_shared_from_this<UOp> {
  public:
   // Interns {op, dtype, src, arg}; throws tg::Error when the shape rules (ir/uop_shape.cc) are violated.
   static UOpRef Make(Ops op, DType dtype, std::vector<UOpRef> src = {}, Arg arg = {});
+  // Make for a node that is new by construction (a BUFFER with an id never used before): it is built
+  // first and entered in one visit of the table, where Make looks it up first. Same result as Make.
+  static UOpRef MakeNew(Ops op, DType dtype, std::vector<UOpRef> src = {}, Arg arg = {});
   Ops op() const { return op_; }
   DType dtype() const { return dtype_; }
   const std::vector<UOpRef>& src() const { return src_; }

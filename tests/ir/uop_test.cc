@@ -53,6 +53,17 @@ TEST(UOpTest, BufferIdentityIgnoresStorage) {
   EXPECT_EQ(with.get(), Buf(42, 4).get());
 }
 
+TEST(UOpTest, MakeNewInternsLikeMake) {
+  UOpRef fresh = UOp::MakeNew(Ops::kBuffer, dtypes::float32, {}, BufferArg{4242, "CPU", 4, nullptr});
+  EXPECT_EQ(Buf(4242, 4).get(), fresh.get());  // entered: a later Make finds it
+  // A node that was not new after all is the live one, as Make would have returned.
+  UOpRef again = UOp::MakeNew(Ops::kBuffer, dtypes::float32, {}, BufferArg{4242, "CPU", 4, nullptr});
+  EXPECT_EQ(again.get(), fresh.get());
+  size_t live = UOp::LiveCount();
+  again.reset();
+  EXPECT_EQ(UOp::LiveCount(), live);
+}
+
 TEST(UOpTest, NodesAreFreedWhenUnreferenced) {
   size_t before = UOp::LiveCount();
   {
