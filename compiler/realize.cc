@@ -117,8 +117,10 @@ const runtime::Program& ProgramOf(const CompiledKernel& compiled, const runtime:
 // launches of the kernels ready before them. Under BEAM a search times candidates on the device and
 // compiles in the background would skew it, so kernels are then started one by one as they run. A
 // kernel whose codegen fails is left for RunKernel, which raises the error in schedule order.
-std::vector<KernelRef> StartKernels(const std::vector<ScheduleItem>& items) {
-  std::vector<KernelRef> kernels(items.size());
+using StartedKernels = absl::InlinedVector<KernelRef, 4>;  // a realize's few kernels, on the stack
+
+StartedKernels StartKernels(const std::vector<ScheduleItem>& items) {
+  StartedKernels kernels(items.size());
   std::optional<bool> searching;  // read only on a miss: a replay finds every kernel
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].kind != ScheduleItem::Kind::kKernel) continue;
@@ -184,7 +186,7 @@ CapturedKernel CapturedKernelOf(const ScheduleItem& item) {
 }
 
 void RunItems(const std::vector<ScheduleItem>& items) {
-  std::vector<KernelRef> kernels = StartKernels(items);
+  StartedKernels kernels = StartKernels(items);
   for (size_t i = 0; i < items.size(); ++i) {
     RecordForCapture(items[i]);
     if (items[i].kind == ScheduleItem::Kind::kCopy) RunCopy(items[i]);

@@ -270,7 +270,9 @@ bool UOp::is_const_value(ConstValue v) const {
 // ---- building ----
 
 UOpRef UOp::alu(Ops op, std::initializer_list<UOpRef> more) const {
-  std::vector<UOpRef> src{shared_from_this()};
+  std::vector<UOpRef> src;
+  src.reserve(1 + more.size());
+  src.push_back(shared_from_this());
   src.insert(src.end(), more.begin(), more.end());
   DType out = dtype_;
   if (IsComparison(op)) out = dtypes::bool_.vec(dtype_.count());
