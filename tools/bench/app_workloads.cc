@@ -8,22 +8,20 @@
 #include <vector>
 
 #include "apps/char_gpt.h"
-#include "apps/mnist_cnn.h"
 #include "frontend/jit.h"
 #include "frontend/nn/nn.h"
 #include "frontend/tg.h"
 #include "tools/bench/bench_device.h"
+#include "tools/bench/cnn_trainer.h"
 #include "tools/bench/timing.h"
 #include "tools/bench/workload_fns.h"
 
 namespace tg::bench {
 namespace {
 
-constexpr int64_t kCnnBatch = 128;     // apps/fashion_mnist.cc --batch
-constexpr double kCnnLr = 3e-3;        // --lr (the schedule's decay is left out: a buffer write per step)
 constexpr int64_t kGptBatch = 16;      // apps/gpt.cc --batch
 constexpr double kGptLr = 3e-3;        // --lr
-constexpr unsigned kSeed = 1337;       // both apps' --seed
+constexpr unsigned kSeed = 1337;       // apps/gpt.cc --seed
 
 std::string LossLabel(float before, float after, size_t kernels) {
   char buf[96];
@@ -31,52 +29,31 @@ std::string LossLabel(float before, float after, size_t kernels) {
   return buf;
 }
 
-// Times |step| (a jitted training step whose first output is the loss): call 1 runs, call 2 captures,
-// so at least three untimed calls make every timed call a replay. Returns the timing; |label| gets the
-// loss before and after, the cheap evidence that the step trains.
-Timed TimeJittedStep(benchmark::State& state, const std::string& device, int warmup, Jit& step,
-                     const std::vector<Tensor>& inputs) {
+// Times |step| (one jitted training step returning the loss, realized): call 1 runs, call 2 captures,
+// so at least three untimed calls make every timed call a replay. Returns the timing; the label gets the
+// loss before and after, the cheap evidence that the step trains, and |kernels()| replayed.
+template <typename Step, typename Kernels>
+Timed TimeJittedStep(benchmark::State& state, const std::string& device, int warmup, Step step,
+                     Kernels kernels) {
   float first_loss = 0;
   bool first = true;
   auto run = [&] {
-    Tensor loss = step(inputs)[0];
+    const Tensor loss = step();
     SyncDevice(device);
     if (first) first_loss = loss.item<float>(), first = false;
   };
   Timed t = TimeRuns(state, run, std::max(warmup, 3));
-  state.SetLabel(LossLabel(first_loss, step(inputs)[0].item<float>(), step.captured_kernels()));
+  const Tensor last_loss = step();
+  state.SetLabel(LossLabel(first_loss, last_loss.item<float>(), kernels()));
   return t;
-}
-
-Tensor RandomLabels(int64_t n, int32_t classes, const std::string& device) {
-  std::mt19937 gen(kSeed);
-  std::uniform_int_distribution<int32_t> cls(0, classes - 1);
-  std::vector<int32_t> y(n);
-  for (int32_t& v : y) v = cls(gen);
-  return Tensor::from_vector(y, Shape{n}, device).realize();
 }
 
 }  // namespace
 
 void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup) {
-  Tensor::manual_seed(kSeed);
-  apps::MnistCnn model;
-  nn::Adam opt(nn::get_parameters(model), kCnnLr);
-  // Random images in [0, 1), as the loader's pixels / 255: the step's time does not depend on the data.
-  Tensor x = Tensor::rand({kCnnBatch, 1, 28, 28}, dtypes::float32, device).realize();
-  Tensor y = RandomLabels(kCnnBatch, 10, device);
-  Jit step([&](const std::vector<Tensor>& in) {  // apps/fashion_mnist.cc's step: loss, accuracy, update
-    Training on;
-    opt.zero_grad();
-    Tensor logits = model(in[0]);
-    Tensor loss = logits.sparse_categorical_crossentropy(in[1]);
-    loss.backward();
-    Tensor acc = (logits.argmax(-1).cast(dtypes::int32) == in[1]).cast(dtypes::float32).mean();
-    std::vector<Tensor> out = {loss, acc};
-    for (const Tensor& t : opt.schedule_step()) out.push_back(t);
-    return out;
-  });
-  Timed t = TimeJittedStep(state, device, warmup, step, {x, y});
+  CnnTrainer trainer(device);
+  Timed t = TimeJittedStep(state, device, warmup, [&] { return trainer.Step(); },
+                           [&] { return trainer.captured_kernels(); });
   Publish(state, "W9_cnn_train", device, t, 1.0 / t.median_s, "steps/s");
 }
 
@@ -98,7 +75,8 @@ void RunGptTrain(benchmark::State& state, const std::string& device, int warmup)
     for (const Tensor& t : opt.schedule_step()) out.push_back(t);
     return out;
   });
-  Timed t = TimeJittedStep(state, device, warmup, step, {x, y});
+  Timed t = TimeJittedStep(state, device, warmup, [&] { return step({x, y})[0]; },
+                           [&] { return step.captured_kernels(); });
   double tokens = static_cast<double>(kGptBatch * config.context);
   Publish(state, "W10_gpt_train", device, t, tokens / t.median_s, "tokens/s");
 }

@@ -1,7 +1,7 @@
 // bench: the benchmark suite W1-W12 (docs/benchmarks.md; figures in RESULTS.md) on Google Benchmark.
 //   ./bazelw run --config=bench //tools/bench -- [--device=CPU[,OPENCL]|all] [--filter=REGEX] [--reps=N]
 //       [--json=out.json] [--list] [Google Benchmark flags]
-//   bench --cold=mlp_forward|mlp_step|saved_jit --device=D   (W8's child; the suite spawns it itself)
+//   bench --cold=mlp_forward|mlp_step|cnn_step|saved_jit|onnx --device=D   (W8's child; the suite spawns it itself)
 // Timing: see timing.h. Figures go to the console (counters) and, with --json, to a tg bench report.
 #include <chrono>
 #include <cstdlib>
@@ -25,7 +25,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: bench [--device=D[,D...]|all] [--filter=REGEX] [--reps=N] [--json=PATH] [--list]\n"
     "             [--benchmark_* flags of Google Benchmark]\n"
-    "       bench --cold=mlp_forward|mlp_step|saved_jit [--device=D]   (one W8 cold-start child)\n"
+    "       bench --cold=mlp_forward|mlp_step|cnn_step|saved_jit|onnx [--device=D]   (one W8 cold-start child)\n"
     "  --device   devices to run on (default: the default device; 'all' = every device found)\n"
     "  --filter   regex over '<workload>/<device>' names (same as --benchmark_filter)\n"
     "  --reps     timed runs per workload, replacing each workload's own count (5; W5 20; W6 10)\n"

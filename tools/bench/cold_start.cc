@@ -18,6 +18,7 @@
 #include "ir/error.h"
 #include "tools/bench/mlp_trainer.h"
 #include "tools/bench/bench_device.h"
+#include "tools/bench/cnn_trainer.h"
 #include "tools/bench/timing.h"
 #include "tools/bench/workload_fns.h"
 
@@ -71,6 +72,11 @@ const char* EnvOrEmpty(const char* name) {
   return v ? v : "";
 }
 
+int PrintColdFigure(double seconds) {
+  std::printf("cold_ms %.3f\n", seconds * 1e3);
+  return 0;
+}
+
 // The child of W8c: everything before the timer is what a deployment has anyway (its input).
 int RunSavedJitChild(const std::string& device) {
   Tensor input = onnx::load_tensor(EnvOrEmpty("TG_COLD_INPUT"), device).realize();
@@ -82,8 +88,38 @@ int RunSavedJitChild(const std::string& device) {
   double s = SecondsSince(t0);
   uint64_t compiles = compiler::DeviceNamed(device).program_cache().counters().compiles;
   if (compiles != 0) throw Error("the saved Jit's process compiled " + std::to_string(compiles) + " kernels");
-  std::printf("cold_ms %.3f\n", s * 1e3);
-  return 0;
+  return PrintColdFigure(s);
+}
+
+// The child of W8d: the model is read, imported and run inside the timer, as ONNX Runtime's session
+// creation and first run are in its peer.
+int RunOnnxChild(const std::string& device) {
+  Tensor input = onnx::load_tensor(EnvOrEmpty("TG_COLD_INPUT"), device).realize();
+  SyncDevice(device);
+  auto t0 = std::chrono::steady_clock::now();
+  onnx::Model model = onnx::load(EnvOrEmpty("TG_COLD_MODEL"), device);
+  for (Tensor& t : model.run_in_order({input})) t.realize();
+  SyncDevice(device);
+  return PrintColdFigure(SecondsSince(t0));
+}
+
+int RunMlpChild(const std::string& kind, const std::string& device) {
+  MlpTrainer trainer(device);  // parameters, Adam state, input and labels realized before the timer
+  SyncDevice(device);
+  auto t0 = std::chrono::steady_clock::now();
+  if (kind == kColdForward) trainer.Forward().realize();
+  else trainer.Step();
+  SyncDevice(device);
+  return PrintColdFigure(SecondsSince(t0));
+}
+
+int RunCnnChild(const std::string& device) {
+  CnnTrainer trainer(device);
+  SyncDevice(device);
+  auto t0 = std::chrono::steady_clock::now();
+  trainer.Step();
+  SyncDevice(device);
+  return PrintColdFigure(SecondsSince(t0));
 }
 
 // |model| on its checked-in input, captured under a Jit and saved to a file of this process's temp dir.
@@ -102,28 +138,32 @@ std::string SaveOcrJit(const OcrModel& which, const std::string& device, const s
 }  // namespace
 
 int RunColdChild(const std::string& kind, const std::string& device) {
-  if (kind == kColdSavedJit) return RunSavedJitChild(device);
-  if (kind != kColdForward && kind != kColdStep) {
-    std::cerr << "bench: --cold takes " << kColdForward << ", " << kColdStep << " or " << kColdSavedJit << ", not '"
-              << kind << "'\n";
-    return 2;
-  }
   ScopedDefaultDevice on(device);
-  MlpTrainer trainer(device);  // parameters, Adam state, input and labels realized before the timer
-  SyncDevice(device);
-  auto t0 = std::chrono::steady_clock::now();
-  if (kind == kColdForward) trainer.Forward().realize();
-  else trainer.Step();
-  SyncDevice(device);
-  double s = SecondsSince(t0);
-  std::printf("cold_ms %.3f\n", s * 1e3);
-  return 0;
+  if (kind == kColdSavedJit) return RunSavedJitChild(device);
+  if (kind == kColdOnnx) return RunOnnxChild(device);
+  if (kind == kColdCnnStep) return RunCnnChild(device);
+  if (kind == kColdForward || kind == kColdStep) return RunMlpChild(kind, device);
+  std::cerr << "bench: --cold takes " << kColdForward << ", " << kColdStep << ", " << kColdCnnStep << ", "
+            << kColdSavedJit << " or " << kColdOnnx << ", not '" << kind << "'\n";
+  return 2;
 }
 
-void RunColdStart(benchmark::State& state, const std::string& device, int warmup, const std::string& kind) {
+void RunColdStart(benchmark::State& state, const std::string& device, int warmup, const std::string& name,
+                  const std::string& kind) {
   // Every run is cold (its own process and cache), so "first" is simply the first child.
   Timed t = TimeSelfTimedRuns(state, [&] { return SpawnColdChild(kind, device); }, warmup);
-  std::string name = kind == kColdForward ? "W8a_cold_mlp_forward" : "W8b_cold_mlp_step";
+  Publish(state, name, device, t, t.median_s * 1e3, "ms");
+}
+
+void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
+  const std::string name = "W8d_cold_ocr_det";
+  if (!std::filesystem::exists(OcrModelPath(which)))
+    return PublishSkipped(state, name, device, "ms", OcrModelPath(which) + " is absent: run tools/setup.sh or set TG_MODEL_DIR");
+  std::string input_path = OcrInputPath(which);
+  if (input_path.empty())
+    return PublishSkipped(state, name, device, "ms", std::string("tests/onnx/paddleocr/") + which.input_file + " not found");
+  std::vector<std::string> env = {"TG_COLD_MODEL=" + OcrModelPath(which), "TG_COLD_INPUT=" + input_path};
+  Timed t = TimeSelfTimedRuns(state, [&] { return SpawnColdChild(kColdOnnx, device, env); }, warmup);
   Publish(state, name, device, t, t.median_s * 1e3, "ms");
 }
 

@@ -9,7 +9,13 @@
 // tinygrad-cc-peers/onnxruntime-node); --models where it puts the models (.../tinygrad-cc-models).
 // Timing as common.py's bench(): the first run (here: session creation plus the first run), warm-up - 1
 // more, then --reps timed runs; the row's value is the median in ms.
+//
+// The cold starts beside the suite's W8d and W8c: session creation plus the first run of the detector, each
+// in a fresh node process (this script re-run with --child), the input read before the timer as in ours;
+// W8c's peer loads the model ONNX Runtime saved already optimized (optimizedModelFilePath) with graph
+// optimizations off, the nearest thing it has to a saved tg::Jit. One warm-up child, then 5 timed.
 import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +24,8 @@ import { fileURLToPath } from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const inputs = path.join(here, '..', '..', 'tests', 'onnx', 'paddleocr');
 const WARMUP = 2;
+const COLD_WARMUP = 1, COLD_REPS = 5;
+const COLD_MODEL = 'W11_ocr_det';
 const MODELS = [
   { key: 'W11_ocr_det', file: 'ch_PP-OCRv4_det_infer.onnx', input: 'det_input.pb' },
   { key: 'W11_ocr_cls', file: 'ch_ppocr_mobile_v2.0_cls_infer.onnx', input: 'cls_input.pb' },
@@ -26,14 +34,15 @@ const MODELS = [
 function parseArgs(argv) {
   const cache = process.env.XDG_CACHE_HOME || path.join(process.env.HOME || os.tmpdir(), '.cache');
   const args = {
-    json: null, threads: '1,2', reps: 10,
+    json: null, threads: '1,2', reps: 10, child: null, model: null, input: null,
     ort: path.join(cache, 'tinygrad-cc-peers', 'onnxruntime-node'),
     models: process.env.TG_MODEL_DIR || path.join(cache, 'tinygrad-cc-models'),
   };
   for (let i = 0; i < argv.length; i += 2) {
     const key = argv[i].replace(/^--/, '');
     if (!(key in args) || i + 1 >= argv.length) {
-      throw new Error('usage: peer_ort.mjs [--json F] [--threads 1,2] [--reps N] [--ort DIR] [--models DIR]');
+      throw new Error('usage: peer_ort.mjs [--json F] [--threads 1,2] [--reps N] [--ort DIR] [--models DIR]\n' +
+                      '       peer_ort.mjs --child onnx|optimized --model F --input F --threads N [--ort DIR]');
     }
     args[key] = key === 'reps' ? Number(argv[i + 1]) : argv[i + 1];
   }
@@ -88,8 +97,7 @@ const now = () => Number(process.hrtime.bigint()) / 1e9;
 
 async function timeModel(ort, modelPath, input, threads, reps) {
   const t0 = now();
-  const options = { intraOpNumThreads: threads, interOpNumThreads: 1, executionProviders: ['cpu'] };
-  const session = await ort.InferenceSession.create(modelPath, options);
+  const session = await ort.InferenceSession.create(modelPath, sessionOptions(threads));
   const feeds = { [session.inputNames[0]]: new ort.Tensor('float32', input.data, input.dims) };
   await session.run(feeds);
   const first = now() - t0;
@@ -106,16 +114,65 @@ async function timeModel(ort, modelPath, input, threads, reps) {
   return { first_s: first, median_s: median(times), min_s: Math.min(...times), eff_threads: effThreads };
 }
 
+function sessionOptions(threads, optimization = 'all', savePath = undefined) {
+  return {
+    intraOpNumThreads: threads, interOpNumThreads: 1, executionProviders: ['cpu'],
+    graphOptimizationLevel: optimization, ...(savePath ? { optimizedModelFilePath: savePath } : {}),
+  };
+}
+
+// A cold child: prints "cold_ms X" for session creation plus the first run.
+async function runChild(ort, args) {
+  const input = readTensor(args.input);
+  const options = sessionOptions(args.threads[0], args.child === 'optimized' ? 'disabled' : 'all');
+  const t0 = now();
+  const session = await ort.InferenceSession.create(args.model, options);
+  await session.run({ [session.inputNames[0]]: new ort.Tensor('float32', input.data, input.dims) });
+  console.log(`cold_ms ${((now() - t0) * 1e3).toFixed(3)}`);
+}
+
+function spawnCold(args, kind, model, input, threads) {
+  const self = fileURLToPath(import.meta.url);
+  const r = spawnSync(process.execPath, [self, '--child', kind, '--model', model, '--input', input,
+    '--threads', String(threads), '--ort', args.ort], { encoding: 'utf8' });
+  const m = /cold_ms ([0-9.]+)/.exec(r.stdout || '');
+  if (r.status !== 0 || !m) throw new Error(`cold child (${kind}) failed: ${r.stderr || r.stdout}`);
+  return Number(m[1]) / 1e3;
+}
+
+function timeCold(args, kind, model, input, threads) {
+  const first = spawnCold(args, kind, model, input, threads);
+  for (let i = 1; i < COLD_WARMUP; ++i) spawnCold(args, kind, model, input, threads);
+  const times = [];
+  for (let i = 0; i < COLD_REPS; ++i) times.push(spawnCold(args, kind, model, input, threads));
+  return { value: median(times) * 1e3, unit: 'ms', first_s: first, median_s: median(times), min_s: Math.min(...times) };
+}
+
+async function addColdRows(ort, args, rows, modelPath, inputPath) {
+  const optimized = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tg_ort_')), 'det.optimized.onnx');
+  for (const threads of args.threads) {
+    add(rows, `W8d_cold_ocr_det_${threads}T`, timeCold(args, 'onnx', modelPath, inputPath, threads));
+    // Warnings off for the saver: ORT warns that an optimized model is for this machine only, which it is.
+    const saver = await ort.InferenceSession.create(modelPath,
+      { ...sessionOptions(threads, 'all', optimized), logSeverityLevel: 3 });
+    await saver.release?.();
+    add(rows, `W8c_cold_ocr_det_saved_jit_${threads}T`, timeCold(args, 'optimized', optimized, inputPath, threads));
+  }
+  fs.rmSync(path.dirname(optimized), { recursive: true, force: true });
+}
+
 function add(rows, key, row) {
   rows[key] = row;
+  const cpu = row.eff_threads !== undefined ? ` cpu/wall=${row.eff_threads.toFixed(2)}` : '';
   const text = row.skipped !== undefined ? `skipped: ${row.skipped}`
-    : `${row.value.toFixed(3)} ${row.unit}  first=${(row.first_s * 1e3).toFixed(1)}ms cpu/wall=${row.eff_threads.toFixed(2)}`;
+    : `${row.value.toFixed(3)} ${row.unit}  first=${(row.first_s * 1e3).toFixed(1)}ms${cpu}`;
   console.log(`[ort] ${key.padEnd(28)} ${text}`);
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const ort = loadOrt(args.ort);
+  if (args.child) return runChild(ort, args);
   const meta = {
     onnxruntime: ort ? (ort.env?.versions?.common ?? 'unknown') : null, node: process.version,
     ort_dir: args.ort, models: args.models, reps: args.reps, warmup: WARMUP,
@@ -135,6 +192,8 @@ async function main() {
         add(rows, key, { value: r.median_s * 1e3, unit: 'ms', ...r });
       }
     }
+    if (m.key === COLD_MODEL && ort && fs.existsSync(path.join(args.models, m.file)))
+      await addColdRows(ort, args, rows, path.join(args.models, m.file), path.join(inputs, m.input));
   }
   const out = { peer: 'ort', meta, rows };
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(out, null, 1));

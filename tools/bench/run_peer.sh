@@ -2,9 +2,9 @@
 # Runs every peer of the suite and writes their figures as one tg bench report (tools/bench/peer_report.py),
 # which `tg bench --peers OUT.json` puts beside ours in one table:
 #   PyTorch  W1-W7   ../shared/peers/bench_torch.py, the way the figures in RESULTS.md were measured
-#   PyTorch  W9-W10  tools/bench/peers_torch.py (same timing, threads and format)
+#   PyTorch  W9-W10, W8a/b/e  tools/bench/peers_torch.py (same timing, threads and format; W8 in fresh processes)
 #   PyTorch  W12     tools/bench/peer_llm.py (the same; skipped without make_w12_model.py's model)
-#   ONNX Runtime W11 tools/bench/peer_ort.mjs (onnxruntime-node, installed by tools/setup.sh)
+#   ONNX Runtime W11, W8c/d  tools/bench/peer_ort.mjs (onnxruntime-node, installed by tools/setup.sh)
 #
 #   tools/bench/run_peer.sh [OUT.json] [extra PyTorch peer args, e.g. --threads default,2]
 #
