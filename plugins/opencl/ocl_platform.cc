@@ -3,21 +3,22 @@
 
 #include <stdlib.h>
 
-#include "plugins/kit/cache_dir.h"
+#include "plugins/kit/process_dir.h"
 #include "plugins/opencl/cl_api.h"
 #include "plugins/opencl/ocl_error.h"
 
 namespace tg_ocl {
 namespace {
 
-// Gives PoCL a kernel cache directory that exists before the first OpenCL call: under `bazel test`
-// HOME is unset, and PoCL silently ignores a POCL_CACHE_DIR that does not exist. The user's own
-// POCL_CACHE_DIR wins. PoCL reads the variable when the platform loads, and setenv is not
-// thread-safe with other getenv callers, so this runs once, inside discovery's static init.
+// Gives PoCL a kernel cache directory of this process's own (plugins/kit/process_dir.h says why)
+// that exists before the first OpenCL call: under `bazel test` HOME is unset, and PoCL silently
+// ignores a POCL_CACHE_DIR that does not exist. The user's own POCL_CACHE_DIR wins. PoCL reads the
+// variable when the platform loads, and setenv is not thread-safe with other getenv callers, so this
+// runs once, inside discovery's static init.
 void EnsurePoclCacheDir() {
   const char* chosen = getenv("POCL_CACHE_DIR");
   if (chosen != nullptr && *chosen != '\0') return;
-  std::string dir = tg_kit::MakeCacheDir("pocl", nullptr);  // none: PoCL's own default
+  std::string dir = tg_kit::MakeProcessCacheDir("pocl", nullptr);  // none: PoCL's own default
   if (!dir.empty()) setenv("POCL_CACHE_DIR", dir.c_str(), /*overwrite=*/0);
 }
 

@@ -1,5 +1,8 @@
 // opencl_plugin_test.cc: the OpenCL plugin running real kernels on PoCL's CPU device, through the
 // raw ABI table and through the runtime's loader. Skips (with the plugin's reason) without a device.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -159,6 +162,17 @@ TEST_F(OpenClPluginTest, PropsDescribeTheDevice) {
   uint32_t n = 0;
   Ok(api_->device_count(&n));
   Err(api_->device_open(n, &none), TG_CODE_NOT_FOUND);
+}
+
+// Two processes building the same program in one PoCL cache directory can leave a binary that aborts
+// PoCL when loaded (plugins/kit/process_dir.h), so each process has a directory of its own.
+TEST_F(OpenClPluginTest, PoclCachesInADirectoryOfThisProcessAlone) {
+  const char* dir = getenv("POCL_CACHE_DIR");
+  ASSERT_NE(dir, nullptr) << "the plugin sets POCL_CACHE_DIR when the user has not";
+  std::string d = dir, mine = "/pocl/" + std::to_string(getpid()) + "-";
+  EXPECT_NE(d.find(mine), std::string::npos) << d;
+  struct stat st;
+  EXPECT_EQ(stat(dir, &st), 0) << d << " must exist before PoCL loads, or PoCL ignores it";
 }
 
 TEST_F(OpenClPluginTest, VectorAddOverSeveralWorkgroups) {
