@@ -21,6 +21,11 @@ bool HasExtension(const std::string& extensions, const std::string& name) {
   return (" " + extensions + " ").find(" " + name + " ") != std::string::npos;
 }
 
+// How this plugin makes program binaries, part of the fingerprint that keys them in the kernel cache.
+// Raised when binaries written before must not be loaded: those made while processes shared one PoCL
+// cache directory may abort PoCL (plugins/kit/process_dir.h).
+constexpr char kBinaryRevision[] = "tg-opencl-binary 2";
+
 uint32_t Clamp32(uint64_t v) { return uint32_t(std::min<uint64_t>(v, UINT32_MAX)); }
 
 // Everything device_props reports, queried once at open.
@@ -30,7 +35,8 @@ void DescribeDevice(const ClDeviceEntry& e, tg_device* d) {
   d->vendor = DeviceString(id, CL_DEVICE_VENDOR);
   d->arch = d->name;  // OpenCL has no ISA name; the device name is what selects the code PoCL emits
   d->fingerprint = e.platform_name + "|" + e.platform_version + "|" + d->name + "|" +
-                   DeviceString(id, CL_DRIVER_VERSION) + "|" + DeviceString(id, CL_DEVICE_VERSION);
+                   DeviceString(id, CL_DRIVER_VERSION) + "|" + DeviceString(id, CL_DEVICE_VERSION) + "|" +
+                   kBinaryRevision;
   d->global_mem = DeviceValue<cl_ulong>(id, CL_DEVICE_GLOBAL_MEM_SIZE);
   d->max_alloc = DeviceValue<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   d->local_mem = DeviceValue<cl_ulong>(id, CL_DEVICE_LOCAL_MEM_SIZE);
