@@ -135,6 +135,15 @@ std::string SaveOcrJit(const OcrModel& which, const std::string& device, const s
   return path;
 }
 
+// What of |which|'s model and checked-in input is missing ("" when neither); |input_path| gets the input.
+std::string MissingOcrFiles(const OcrModel& which, std::string* input_path) {
+  if (!std::filesystem::exists(OcrModelPath(which)))
+    return OcrModelPath(which) + " is absent: run tools/setup.sh or set TG_MODEL_DIR";
+  *input_path = OcrInputPath(which);
+  if (input_path->empty()) return std::string("tests/onnx/paddleocr/") + which.input_file + " not found";
+  return "";
+}
+
 }  // namespace
 
 int RunColdChild(const std::string& kind, const std::string& device) {
@@ -157,11 +166,9 @@ void RunColdStart(benchmark::State& state, const std::string& device, int warmup
 
 void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
   const std::string name = "W8d_cold_ocr_det";
-  if (!std::filesystem::exists(OcrModelPath(which)))
-    return PublishSkipped(state, name, device, "ms", OcrModelPath(which) + " is absent: run tools/setup.sh or set TG_MODEL_DIR");
-  std::string input_path = OcrInputPath(which);
-  if (input_path.empty())
-    return PublishSkipped(state, name, device, "ms", std::string("tests/onnx/paddleocr/") + which.input_file + " not found");
+  std::string input_path;
+  if (std::string missing = MissingOcrFiles(which, &input_path); !missing.empty())
+    return PublishSkipped(state, name, device, "ms", missing);
   std::vector<std::string> env = {"TG_COLD_MODEL=" + OcrModelPath(which), "TG_COLD_INPUT=" + input_path};
   Timed t = TimeSelfTimedRuns(state, [&] { return SpawnColdChild(kColdOnnx, device, env); }, warmup);
   Publish(state, name, device, t, t.median_s * 1e3, "ms");
@@ -169,11 +176,9 @@ void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup,
 
 void RunColdSavedJit(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
   const std::string name = "W8c_cold_ocr_det_saved_jit";
-  if (!std::filesystem::exists(OcrModelPath(which)))
-    return PublishSkipped(state, name, device, "ms", OcrModelPath(which) + " is absent: run tools/setup.sh or set TG_MODEL_DIR");
-  std::string input_path = OcrInputPath(which);
-  if (input_path.empty())
-    return PublishSkipped(state, name, device, "ms", std::string("tests/onnx/paddleocr/") + which.input_file + " not found");
+  std::string input_path;
+  if (std::string missing = MissingOcrFiles(which, &input_path); !missing.empty())
+    return PublishSkipped(state, name, device, "ms", missing);
   std::string jit_path;
   try {
     jit_path = SaveOcrJit(which, device, input_path);

@@ -41,14 +41,8 @@ W10_BS, W10_CONTEXT = 16, 64
 COLD_WARMUP, COLD_REPS = 1, 5
 
 
-def cnn_step_fn():
-    """apps/fashion_mnist.cc's step on one fixed batch of random images in [0, 1) and random labels."""
-    torch.manual_seed(1337)
-    model = Cnn()
-    model.train()
-    opt = torch.optim.Adam(model.parameters(), W9_LR)
-    x, y = torch.rand(W9_BS, 1, 28, 28), torch.randint(0, 10, (W9_BS,))
-
+def classifier_step(model, opt, x, y):
+    """One cross-entropy training step of |model| on the fixed batch (x, y)."""
     def step():
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(model(x), y)
@@ -56,6 +50,15 @@ def cnn_step_fn():
         opt.step()
         return loss
     return step
+
+
+def cnn_step_fn():
+    """apps/fashion_mnist.cc's step on one fixed batch of random images in [0, 1) and random labels."""
+    torch.manual_seed(1337)
+    model = Cnn()
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), W9_LR)
+    return classifier_step(model, opt, torch.rand(W9_BS, 1, 28, 28), torch.randint(0, 10, (W9_BS,)))
 
 
 def gpt_step_fn():
@@ -83,14 +86,7 @@ def mlp_fns():
     model = MLP(W5_DIMS)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x, y = torch.randn(W5_BS, W5_DIMS[0]), torch.randint(0, W5_DIMS[-1], (W5_BS,))
-
-    def step():
-        opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        return loss
-    return (lambda: model(x)), step
+    return (lambda: model(x)), classifier_step(model, opt, x, y)
 
 
 COLD_KINDS = {"W8a_cold_mlp_forward": lambda: mlp_fns()[0], "W8b_cold_mlp_step": lambda: mlp_fns()[1],
