@@ -13,6 +13,7 @@ Tensor Wrap(const Tensor& idx, int64_t dim) { return (idx < 0).where(idx + dim, 
 
 Tensor Gather(Ctx& c) {
   const Tensor& x = c.in(0);
+  if (x.ndim() == 0) c.fail("data must have rank >= 1, got a scalar");
   int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
   int64_t dim = x.shape()[axis];
   if (c.host_known(1) && c.ints(1).size() <= 16) {

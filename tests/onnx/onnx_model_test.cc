@@ -84,6 +84,23 @@ TEST(OnnxModel, InputErrorsNameTheInput) {
   EXPECT_THROW(m.run({{"x", Tensor::zeros({2, 3}, dtypes::int32)}}), Error);
 }
 
+// Gather needs data of rank >= 1; a scalar used to read its dim 0 past the end of an empty shape
+// (found by onnx_fuzzer under UBSan).
+TEST(OnnxModel, GatherOnAScalarIsAnError) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {2});
+  *g.add_initializer() = Int64Tensor("i", {2}, {0, -1});
+  *g.add_node() = Node("Gather", {"x", "i"}, {"y"}, "gather");
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+  try {
+    m.run({{"x", Tensor::full({}, 1.0)}});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("rank >= 1"));
+  }
+}
+
 TEST(OnnxModel, SymbolicDimBoundConsistently) {
   ::onnx::GraphProto g;
   *g.add_input() = Value("a", ::onnx::TensorProto::FLOAT, {-1}, {"n"});
