@@ -173,6 +173,11 @@ int NormAxis(int64_t axis, int64_t ndim, const OpContext& ctx) {
   return static_cast<int>(a);
 }
 
+int NormDimAxis(int64_t axis, const Tensor& x, const OpContext& ctx) {
+  if (x.ndim() == 0) ctx.fail("data must have rank >= 1 to take axis " + std::to_string(axis) + ", got a scalar");
+  return NormAxis(axis, x.ndim(), ctx);
+}
+
 Tensor ConstLike(const Tensor& like, double value, DType dtype) {
   return Tensor::full({}, value, dtype, like.device());
 }

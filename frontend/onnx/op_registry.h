@@ -111,6 +111,8 @@ void RegisterControlFlowOps(OpRegistry& r);
 
 // Shared helpers of the op families.
 int NormAxis(int64_t axis, int64_t ndim, const OpContext& ctx);  // negative axes count from the end
+// NormAxis for an axis whose dim the op reads (x.shape()[axis]): a scalar has none, so it fails.
+int NormDimAxis(int64_t axis, const Tensor& x, const OpContext& ctx);
 Tensor ConstLike(const Tensor& like, double value, DType dtype);  // a 0-d constant on like's device
 std::vector<Tensor> One(Tensor t);
 

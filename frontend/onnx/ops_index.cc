@@ -13,8 +13,7 @@ Tensor Wrap(const Tensor& idx, int64_t dim) { return (idx < 0).where(idx + dim, 
 
 Tensor Gather(Ctx& c) {
   const Tensor& x = c.in(0);
-  if (x.ndim() == 0) c.fail("data must have rank >= 1, got a scalar");
-  int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+  int axis = NormDimAxis(c.attr_int("axis", 0), x, c);
   int64_t dim = x.shape()[axis];
   if (c.host_known(1) && c.ints(1).size() <= 16) {
     // Constant indices (Shape -> Gather in exported models): slices instead of a one-hot gather kernel.
@@ -68,7 +67,7 @@ Tensor GatherND(Ctx& c) {
 
 Tensor ScatterElements(Ctx& c) {
   const Tensor& x = c.in(0);
-  int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+  int axis = NormDimAxis(c.attr_int("axis", 0), x, c);
   Tensor idx = Wrap(c.in(1), x.shape()[axis]);
   std::string red = c.attr_string("reduction", "none");
   if (red == "none") return x.scatter(axis, idx, c.in(2));
@@ -123,7 +122,7 @@ Tensor Compress(Ctx& c) {
   Tensor x = c.in(0);
   std::vector<int64_t> cond = c.ints(1);
   int axis = 0;
-  if (c.has_attr("axis")) axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+  if (c.has_attr("axis")) axis = NormDimAxis(c.attr_int("axis", 0), x, c);
   else x = x.flatten();
   std::vector<int32_t> keep;
   for (size_t i = 0; i < cond.size() && static_cast<int64_t>(i) < x.shape()[axis]; ++i)
@@ -150,7 +149,7 @@ void RegisterIndexOps(OpRegistry& r) {
   r.add("Gather", [](Ctx& c) { return One(Gather(c)); });
   r.add("GatherElements", [](Ctx& c) {
     const Tensor& x = c.in(0);
-    int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+    int axis = NormDimAxis(c.attr_int("axis", 0), x, c);
     return One(x.gather(axis, Wrap(c.in(1), x.shape()[axis])));
   });
   r.add("GatherND", [](Ctx& c) { return One(GatherND(c)); });

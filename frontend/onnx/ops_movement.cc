@@ -109,7 +109,7 @@ Tensor Slice(Ctx& c) {
 
 std::vector<Tensor> Split(Ctx& c) {
   const Tensor& x = c.in(0);
-  int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+  int axis = NormDimAxis(c.attr_int("axis", 0), x, c);
   std::vector<int64_t> sizes;
   if (c.opset() >= 13 && c.has(1)) sizes = c.ints(1);
   else if (c.opset() < 13) sizes = c.attr_ints("split").value_or(sizes);

@@ -46,7 +46,7 @@ std::vector<Tensor> Reduce(Ctx& c, int64_t axes_input_since, F f) {
 Tensor ArgMax(Ctx& c, bool min) {
   Tensor x = c.in(0);
   if (min) x = x.dtype().is_unsigned() || x.dtype().is_bool() ? x.cast(dtypes::int64).neg() : x.neg();
-  int axis = NormAxis(c.attr_int("axis", 0), x.ndim(), c);
+  int axis = NormDimAxis(c.attr_int("axis", 0), x, c);
   bool keep = c.attr_int("keepdims", 1) != 0;
   if (c.attr_int("select_last_index", 0)) {
     Tensor idx = x.flip({axis}).argmax(axis, keep).cast(dtypes::int64);

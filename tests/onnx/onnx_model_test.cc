@@ -84,20 +84,37 @@ TEST(OnnxModel, InputErrorsNameTheInput) {
   EXPECT_THROW(m.run({{"x", Tensor::zeros({2, 3}, dtypes::int32)}}), Error);
 }
 
-// Gather needs data of rank >= 1; a scalar used to read its dim 0 past the end of an empty shape
-// (found by onnx_fuzzer under UBSan).
-TEST(OnnxModel, GatherOnAScalarIsAnError) {
-  ::onnx::GraphProto g;
-  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {});
-  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {2});
-  *g.add_initializer() = Int64Tensor("i", {2}, {0, -1});
-  *g.add_node() = Node("Gather", {"x", "i"}, {"y"}, "gather");
-  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
-  try {
-    m.run({{"x", Tensor::full({}, 1.0)}});
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("rank >= 1"));
+// Ops that read the dim of their axis need data of rank >= 1; a scalar used to read dim 0 past the end
+// of an empty shape (Gather's case found by onnx_fuzzer under UBSan). Each op on scalar data.
+TEST(OnnxModel, AxisOpsOnAScalarAreErrors) {
+  struct Case {
+    const char* op;
+    std::vector<std::string> extra_inputs;  // initializers below, after the scalar "x"
+    std::vector<std::pair<std::string, int64_t>> attrs;
+  };
+  const Case cases[] = {
+      {"Gather", {"i"}, {}},         {"GatherElements", {"i"}, {}}, {"ScatterElements", {"i", "u"}, {}},
+      {"Compress", {"b"}, {{"axis", 0}}}, {"Split", {}, {}},       {"ArgMax", {}, {{"select_last_index", 1}}},
+  };
+  for (const Case& k : cases) {
+    ::onnx::GraphProto g;
+    *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {});
+    *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {});
+    *g.add_initializer() = Int64Tensor("i", {2}, {0, -1});
+    *g.add_initializer() = FloatTensor("u", {2}, {1, 2});
+    *g.add_initializer() = Int64Tensor("b", {1}, {1});
+    std::vector<std::string> inputs = {"x"};
+    inputs.insert(inputs.end(), k.extra_inputs.begin(), k.extra_inputs.end());
+    ::onnx::NodeProto node = Node(k.op, inputs, {"y"}, "op");
+    for (const auto& [name, v] : k.attrs) IntAttr(node, name, v);
+    *g.add_node() = node;
+    onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+    try {
+      m.run({{"x", Tensor::full({}, 1.0)}});
+      ADD_FAILURE() << k.op << ": no error";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("rank >= 1")) << k.op;
+    }
   }
 }
 
