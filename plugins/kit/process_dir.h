@@ -53,37 +53,30 @@ inline std::string UniqueName() {
 // Removes <parent>/<name> and its lock when no live process holds the lock.
 inline void RemoveIfAbandoned(const std::string& parent, const std::string& name) {
   std::string lock = parent + "/" + name + ".lock";
+  // No lock file: its owner takes the lock before making the directory, so it has ended.
   int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd < 0) {
-    // No lock file: its owner takes the lock before making the directory, so it has ended.
-    std::error_code ignored;
-    std::filesystem::remove_all(parent + "/" + name, ignored);
-    return;
-  }
-  if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) == 0) {
     std::error_code ignored;
     std::filesystem::remove_all(parent + "/" + name, ignored);
     unlink(lock.c_str());
   }
-  close(fd);
+  if (fd >= 0) close(fd);
 }
 
 // Creates |lock| and takes it for the rest of this process. A sweeper may unlink the file between our
 // open and our flock; a lock on an unlinked file guards nothing, so then the caller tries a new name.
 inline bool LockForLife(const std::string& lock, std::string* why) {
-  {
-    int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      if (why != nullptr) *why = lock + ": " + strerror(errno);
-      if (fd >= 0) close(fd);
-      return false;
-    }
-    struct stat held, named;
-    if (fstat(fd, &held) == 0 && stat(lock.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
-        held.st_dev == named.st_dev)
-      return true;  // the descriptor stays open: the lock lasts as long as the process
-    close(fd);
+  int fd = open(lock.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (why != nullptr) *why = lock + ": " + strerror(errno);
+    if (fd >= 0) close(fd);
+    return false;
   }
+  struct stat held, named;
+  if (fstat(fd, &held) == 0 && stat(lock.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+      held.st_dev == named.st_dev)
+    return true;  // the descriptor stays open: the lock lasts as long as the process
+  close(fd);
   if (why != nullptr) *why = lock + ": removed as it was taken";
   return false;
 }

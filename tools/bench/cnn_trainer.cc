@@ -1,10 +1,10 @@
 #include "tools/bench/cnn_trainer.h"
 
 #include <cstdint>
-#include <random>
 
 #include "frontend/nn/nn.h"
 #include "frontend/nn/training.h"
+#include "tools/bench/random_labels.h"
 
 namespace tg::bench {
 namespace {
@@ -18,14 +18,6 @@ apps::MnistCnn SeededCnn() {
   return apps::MnistCnn();
 }
 
-Tensor RandomLabels(const std::string& device) {
-  std::mt19937 gen(kSeed);
-  std::uniform_int_distribution<int32_t> cls(0, 9);
-  std::vector<int32_t> y(kBatch);
-  for (int32_t& v : y) v = cls(gen);
-  return Tensor::from_vector(y, Shape{kBatch}, device).realize();
-}
-
 }  // namespace
 
 CnnTrainer::CnnTrainer(const std::string& device)
@@ -33,7 +25,7 @@ CnnTrainer::CnnTrainer(const std::string& device)
       adam_(nn::get_parameters(model_), kLr),
       // Random images in [0, 1), as the loader's pixels / 255: the step's time does not depend on the data.
       images_(Tensor::rand({kBatch, 1, 28, 28}, dtypes::float32, device).realize()),
-      labels_(RandomLabels(device)),
+      labels_(RandomLabels(kBatch, 10, kSeed, device)),
       step_([this](const std::vector<Tensor>& in) {  // apps/fashion_mnist.cc's step: loss, accuracy, update
         Training on;
         adam_.zero_grad();

@@ -77,6 +77,16 @@ int PrintColdFigure(double seconds) {
   return 0;
 }
 
+// Seconds |first_call| takes, the device synchronized before and after it.
+template <typename F>
+double TimeFirstCall(const std::string& device, F first_call) {
+  SyncDevice(device);
+  auto t0 = std::chrono::steady_clock::now();
+  first_call();
+  SyncDevice(device);
+  return SecondsSince(t0);
+}
+
 // The child of W8c: everything before the timer is what a deployment has anyway (its input).
 int RunSavedJitChild(const std::string& device) {
   Tensor input = onnx::load_tensor(EnvOrEmpty("TG_COLD_INPUT"), device).realize();
@@ -95,31 +105,23 @@ int RunSavedJitChild(const std::string& device) {
 // creation and first run are in its peer.
 int RunOnnxChild(const std::string& device) {
   Tensor input = onnx::load_tensor(EnvOrEmpty("TG_COLD_INPUT"), device).realize();
-  SyncDevice(device);
-  auto t0 = std::chrono::steady_clock::now();
-  onnx::Model model = onnx::load(EnvOrEmpty("TG_COLD_MODEL"), device);
-  for (Tensor& t : model.run_in_order({input})) t.realize();
-  SyncDevice(device);
-  return PrintColdFigure(SecondsSince(t0));
+  return PrintColdFigure(TimeFirstCall(device, [&] {
+    onnx::Model model = onnx::load(EnvOrEmpty("TG_COLD_MODEL"), device);
+    for (Tensor& t : model.run_in_order({input})) t.realize();
+  }));
 }
 
 int RunMlpChild(const std::string& kind, const std::string& device) {
   MlpTrainer trainer(device);  // parameters, Adam state, input and labels realized before the timer
-  SyncDevice(device);
-  auto t0 = std::chrono::steady_clock::now();
-  if (kind == kColdForward) trainer.Forward().realize();
-  else trainer.Step();
-  SyncDevice(device);
-  return PrintColdFigure(SecondsSince(t0));
+  return PrintColdFigure(TimeFirstCall(device, [&] {
+    if (kind == kColdForward) trainer.Forward().realize();
+    else trainer.Step();
+  }));
 }
 
 int RunCnnChild(const std::string& device) {
   CnnTrainer trainer(device);
-  SyncDevice(device);
-  auto t0 = std::chrono::steady_clock::now();
-  trainer.Step();
-  SyncDevice(device);
-  return PrintColdFigure(SecondsSince(t0));
+  return PrintColdFigure(TimeFirstCall(device, [&] { trainer.Step(); }));
 }
 
 // |model| on its checked-in input, captured under a Jit and saved to a file of this process's temp dir.

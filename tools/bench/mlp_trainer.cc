@@ -1,10 +1,10 @@
 #include "tools/bench/mlp_trainer.h"
 
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "frontend/nn/training.h"
+#include "tools/bench/random_labels.h"
 
 namespace tg::bench {
 namespace {
@@ -17,14 +17,6 @@ Mlp SeededMlp() {
   return Mlp(kDims);
 }
 
-Tensor RandomLabels(const std::string& device) {
-  std::mt19937 gen(0);
-  std::uniform_int_distribution<int32_t> cls(0, static_cast<int32_t>(kDims.back()) - 1);
-  std::vector<int32_t> y(kBatch);
-  for (int32_t& v : y) v = cls(gen);
-  return Tensor::from_vector(y, Shape{kBatch}, device).realize();
-}
-
 Tensor Loss(const Mlp& mlp, const Tensor& x, const Tensor& labels) {
   return mlp(x).sparse_categorical_crossentropy(labels);
 }
@@ -35,7 +27,7 @@ MlpTrainer::MlpTrainer(const std::string& device)
     : mlp_(SeededMlp()),
       adam_(nn::parameters(mlp_), 1e-3),
       x_(Tensor::randn({kBatch, kDims.front()}, dtypes::float32, device).realize()),
-      labels_(RandomLabels(device)) {}
+      labels_(RandomLabels(kBatch, static_cast<int32_t>(kDims.back()), 0, device)) {}
 
 Tensor MlpTrainer::Forward() const { return mlp_(x_); }
 
@@ -55,7 +47,7 @@ JitMlpTrainer::JitMlpTrainer(const std::string& device)
       adam_(nn::parameters(mlp_), 1e-3),
       // Same RNG order as MlpTrainer (params, then x): the same first loss.
       x_(Tensor::randn({kBatch, kDims.front()}, dtypes::float32, device).realize()),
-      labels_(RandomLabels(device)),
+      labels_(RandomLabels(kBatch, static_cast<int32_t>(kDims.back()), 0, device)),
       step_([this](const std::vector<Tensor>& in) {
         Training on;
         adam_.zero_grad();
