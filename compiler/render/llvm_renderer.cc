@@ -127,6 +127,11 @@ class LlvmEmitter {
   // The loops whose body updates many accumulators.
   void FindWideReduceLoops(const std::vector<UOpRef>& ops);
   std::string LaneSum(const UOpRef& vec);
+  // Groups the lane sums that can be computed together: same vector type, in one straight-line
+  // stretch of the kernel, every vector defined before the first of them.
+  void BatchLaneSums(const std::vector<UOpRef>& ops);
+  // Every lane sum of |batch| (ADDs of lane_sums_) at once, each still in lane order.
+  void EmitLaneSumBatch(const std::vector<const UOp*>& batch);
   // Finds the vectors stored lane by lane into a buffer the kernel never reads.
   void FindScatters(const std::vector<UOpRef>& ops);
   void EmitScatter(const UOpRef& vec, const std::vector<UOpRef>& lane_indices);
@@ -148,6 +153,8 @@ class LlvmEmitter {
   absl::flat_hash_map<const UOp*, std::string> acc_slot_;   // DEFINE_ACC -> its alloca
   absl::flat_hash_map<const UOp*, std::string> reduce_acc_;  // REDUCE -> the alloca of its DEFINE_ACC
   absl::flat_hash_map<const UOp*, UOpRef> lane_sums_;  // ADD -> the vector its chain sums
+  absl::flat_hash_map<const UOp*, int> lane_sum_batch_;  // ADD -> its index in lane_sum_batches_
+  std::vector<std::vector<const UOp*>> lane_sum_batches_;
   absl::flat_hash_set<const UOp*> absorbed_;                // chain links and lane stores folded into others
   struct Scatter {
     UOpRef vec;
@@ -415,7 +422,10 @@ void LlvmEmitter::Emit(const UOpRef& u) {
   if (absorbed_.contains(u.get())) return;
   if (auto it = scatters_.find(u.get()); it != scatters_.end()) return EmitScatter(it->second.vec, it->second.lane_indices);
   if (auto it = lane_sums_.find(u.get()); it != lane_sums_.end()) {
-    value_[u.get()] = LaneSum(it->second);
+    if (value_.contains(u.get())) return;  // summed with its batch
+    const std::vector<const UOp*>& batch = lane_sum_batches_[lane_sum_batch_.at(u.get())];
+    if (batch.size() > 1) EmitLaneSumBatch(batch);
+    else value_[u.get()] = LaneSum(it->second);
     return;
   }
   switch (u->op()) {
@@ -481,6 +491,87 @@ void LlvmEmitter::FindLaneSums(const std::vector<UOpRef>& ops) {
     for (const UOp* link : links)
       if (uses[link] == 1) absorbed_.insert(link);
   }
+}
+
+// A register tile ends in one lane sum per accumulator, each a serial chain of L - 1 scalar adds and
+// lane extracts: for a 4x4 tile of 16 lanes, 240 of each after a K loop of a few hundred FMAs. Summed
+// together, the N vectors are transposed (log2 N rounds of two-source interleaves, N per round) so
+// that vector l holds lane l of every accumulator, and the L vectors are added in lane order: L - 1
+// vector adds give every sum with the same grouping, ((v[0] + v[1]) + v[2]) + ..., bit for bit.
+void LlvmEmitter::BatchLaneSums(const std::vector<UOpRef>& ops) {
+  absl::flat_hash_map<const UOp*, int> position;
+  int stretch = 0;
+  struct Open {
+    int stretch = -1, leader_position = 0;
+    DType dtype;
+  } open;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    const UOpRef& u = ops[i];
+    position[u.get()] = i;
+    switch (u->op()) {
+      case Ops::kRange: case Ops::kEnd: case Ops::kIf: case Ops::kEndIf: case Ops::kBarrier: ++stretch; break;
+      default: break;
+    }
+    auto sum = lane_sums_.find(u.get());
+    if (sum == lane_sums_.end()) continue;
+    DType dt = sum->second->dtype();
+    auto vec_at = position.find(sum->second.get());
+    bool joins = open.stretch == stretch && open.dtype == dt && vec_at != position.end() &&
+                 vec_at->second < open.leader_position &&
+                 static_cast<int>(lane_sum_batches_.back().size()) < dt.count();
+    if (!joins) {
+      lane_sum_batches_.emplace_back();
+      open = {stretch, i, dt};
+    }
+    lane_sum_batch_[u.get()] = static_cast<int>(lane_sum_batches_.size()) - 1;
+    lane_sum_batches_.back().push_back(u.get());
+  }
+}
+
+void LlvmEmitter::EmitLaneSumBatch(const std::vector<const UOp*>& batch) {
+  DType dt = lane_sums_.at(batch.front())->dtype();
+  const int lanes = dt.count(), n = static_cast<int>(batch.size());
+  if ((lanes & (lanes - 1)) != 0) {
+    for (const UOp* u : batch) value_[u] = LaneSum(lane_sums_.at(u));
+    return;
+  }
+  int rows = 1;
+  while (rows < n) rows *= 2;  // <= lanes: a batch never holds more sums than lanes
+  std::string vt = LlvmType(dt), st = LlvmType(dt.base()), rt = LlvmType(dt.base().vec(rows));
+  std::vector<std::string> row(rows, "zeroinitializer");
+  for (int j = 0; j < n; ++j) row[j] = Operand(lane_sums_.at(batch[j]));
+  auto mask = [](const std::vector<int>& picks) {
+    std::vector<std::string> each;
+    for (int p : picks) each.push_back(absl::StrCat("i32 ", p));
+    return absl::StrCat("<", absl::StrJoin(each, ", "), ">");
+  };
+  std::vector<int> low, high;
+  for (int t = 0; t < lanes / 2; ++t) {
+    low.insert(low.end(), {t, lanes + t});
+    high.insert(high.end(), {lanes / 2 + t, lanes + lanes / 2 + t});
+  }
+  // Interleaving rows r and r + bit moves the row's bit into the lane's lowest bit and the lane's top
+  // bit into the row: after the rounds (top bit first), lane c of row r holds accumulator c % rows's
+  // lane r * (lanes / rows) + c / rows.
+  for (int bit = rows / 2; bit >= 1; bit /= 2)
+    for (int r = 0; r < rows; ++r) {
+      if (r & bit) continue;
+      std::string a = row[r], b = row[r + bit];
+      row[r] = Def(absl::StrCat("shufflevector ", vt, " ", a, ", ", vt, " ", b, ", <", lanes, " x i32> ", mask(low)));
+      row[r + bit] = Def(absl::StrCat("shufflevector ", vt, " ", a, ", ", vt, " ", b, ", <", lanes, " x i32> ", mask(high)));
+    }
+  const int chunks = lanes / rows;
+  std::string sum;
+  for (int l = 0; l < lanes; ++l) {
+    std::string lane_l = row[l / chunks];
+    if (chunks > 1) {
+      std::vector<int> picks;
+      for (int j = 0; j < rows; ++j) picks.push_back((l % chunks) * rows + j);
+      lane_l = Def(absl::StrCat("shufflevector ", vt, " ", lane_l, ", ", vt, " poison, <", rows, " x i32> ", mask(picks)));
+    }
+    sum = l == 0 ? lane_l : Def(absl::StrCat("fadd ", rt, " ", sum, ", ", lane_l));
+  }
+  for (int j = 0; j < n; ++j) value_[batch[j]] = Def(absl::StrCat("extractelement ", rt, " ", sum, ", i32 ", j));
 }
 
 // A loop updating four or more accumulators is already a register tile: LLVM's unroller would copy the
@@ -572,6 +663,7 @@ std::string LlvmEmitter::LaneSum(const UOpRef& vec) {
 std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops) {
   const KernelParams kernel_params = ScanParams(ops);
   FindLaneSums(ops);
+  BatchLaneSums(ops);
   FindWideReduceLoops(ops);
   FindScatters(ops);
   for (const UOpRef& u : ops) Emit(u);

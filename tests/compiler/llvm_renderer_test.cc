@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/render/llvm_renderer.h"
@@ -16,6 +17,7 @@
 #include "compiler/schedule/schedule.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
+#include "runtime/buffer.h"
 #include "runtime/device_registry.h"
 
 namespace tg::compiler {
@@ -163,6 +165,100 @@ TEST(LlvmIr, LaneSumsAreOneOrderedReduce) {
   EXPECT_NE(ir.find("(float 0x8000000000000000, <"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("reassoc"), std::string::npos) << ir;
   EXPECT_EQ(ir.find("extractelement"), std::string::npos) << ir;
+}
+
+// x (M, K) @ w (N, K).T with the reduce vectorized along K by |lanes| and the outputs tiled by
+// |tile_m| x |tile_n|: every accumulator's lanes end in one lane sum, the tile's sums side by side.
+struct LaneSumCase {
+  int m, n, k, lanes, tile_m, tile_n;
+};
+
+// Values whose products are exact in float32 but whose sums round, so that every grouping of the
+// lanes' additions gives its own result.
+std::vector<float> RoundingData(size_t n, int salt) {
+  const float kinds[] = {16777216.0f, 1.0f, -3.0f, 4096.0f, 0.5f, -16777216.0f, 7.0f, -0.25f, 2048.0f};
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = kinds[(i * 5 + salt * 3 + i / 7) % 9];
+  return v;
+}
+
+// What the kernel computes, in its order: lane l accumulates x[k] * w[k] (exact) for k = l, l +
+// lanes, ... in k order, then the lanes are added in lane order. |pairwise| adds the lanes as a
+// balanced tree instead, the grouping a reassociating reduce would pick.
+std::vector<float> LaneOrderReference(const LaneSumCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                                      bool pairwise) {
+  std::vector<float> out(c.m * c.n);
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < c.n; ++j) {
+      std::vector<float> lane(c.lanes, 0.0f);
+      for (int k = 0; k < c.k; ++k) lane[k % c.lanes] += x[i * c.k + k] * w[j * c.k + k];
+      for (int width = c.lanes; pairwise && width > 1; width /= 2)
+        for (int l = 0; l < width / 2; ++l) lane[l] = lane[2 * l] + lane[2 * l + 1];
+      float sum = lane[0];
+      for (int l = 1; !pairwise && l < c.lanes; ++l) sum += lane[l];
+      out[i * c.n + j] = sum;
+    }
+  return out;
+}
+
+// Renders the case's one kernel as llvm-ir with its opts, runs it on the CPU plugin, and returns
+// the output; |ir| gets the text.
+std::vector<float> RunLaneSumCase(const LaneSumCase& c, const std::vector<float>& x, const std::vector<float>& w,
+                                  std::string* ir) {
+  Tensor xt = F(x, {c.m, c.k}), wt = F(w, {c.n, c.k});
+  Tensor y = xt.matmul(wt.transpose());
+  Schedule s = CreateSchedule({y.uop()}, {y.device()});
+  const ScheduleItem* kernel = nullptr;
+  for (const ScheduleItem& item : s.items)
+    if (item.kind == ScheduleItem::Kind::kKernel) kernel = &item;
+  EXPECT_NE(kernel, nullptr);
+  runtime::Device& cpu = *runtime::DeviceRegistry::Global().GetDevice("CPU").value();
+  runtime::DeviceInfo info = cpu.info();
+  info.source_dialects = {"llvm-ir", "c"};
+  // Axis 1 first: a tile as tall as the output removes axis 0.
+  std::vector<Opt> opts = {{OptOp::kUnroll, 2, c.lanes}, {OptOp::kUpcast, 1, c.tile_n}};
+  if (c.tile_m > 1) opts.push_back({OptOp::kUpcast, 0, c.tile_m});
+  GeneratedKernel k = GenerateKernel(kernel->ast, info, opts);
+  *ir = k.source.source;
+  auto program = cpu.GetProgram(k.source);
+  EXPECT_TRUE(program.ok()) << program.status();
+  // Parameters by their element counts: the output (M * N), x (M * K), w (N * K), all distinct.
+  std::map<int64_t, int64_t> elements;
+  for (const UOpRef& u : kernel->ast->toposort())
+    if (u->op() == Ops::kIndex && u->src(0)->op() == Ops::kDefineGlobal) {
+      int64_t& e = elements[u->src(0)->arg_as<int64_t>()];
+      e = std::max(e, u->src(1)->vmax() + 1);
+    }
+  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
+  std::vector<runtime::KernelArg> args;
+  for (auto [param, count] : elements) {
+    const std::vector<float>* data = count == c.m * c.k ? &x : count == c.n * c.k ? &w : nullptr;
+    std::vector<float> zeros(count, 0.0f);
+    buffers.push_back(runtime::Buffer::Create(cpu, count * sizeof(float)));
+    EXPECT_TRUE(buffers.back()->CopyIn((data ? *data : zeros).data(), count * sizeof(float)).ok());
+    args.push_back(runtime::KernelArg::Buf(buffers.back().get()));
+  }
+  EXPECT_TRUE(program.ok() && cpu.Launch(**program, k.dims, args, nullptr).ok());
+  std::vector<float> out(c.m * c.n);
+  EXPECT_TRUE(buffers.at(0)->CopyOut(out.data(), out.size() * sizeof(float)).ok());
+  return out;
+}
+
+// A tile's lane sums are computed together (a transpose of the accumulators, then vector adds) and
+// still add each accumulator's lanes in lane order: the results are those of the ordered sum bit for
+// bit, which the balanced tree's differ from on this data.
+TEST(LlvmIr, TiledLaneSumsAreTransposedAndStayInLaneOrder) {
+  for (LaneSumCase c : {LaneSumCase{4, 8, 64, 16, 4, 4}, LaneSumCase{2, 3, 48, 16, 1, 3}, LaneSumCase{4, 6, 40, 8, 2, 2}}) {
+    SCOPED_TRACE(testing::Message() << "M " << c.m << " N " << c.n << " K " << c.k << " lanes " << c.lanes);
+    std::vector<float> x = RoundingData(c.m * c.k, 1), w = RoundingData(c.n * c.k, 2);
+    std::vector<float> ordered = LaneOrderReference(c, x, w, false), tree = LaneOrderReference(c, x, w, true);
+    ASSERT_NE(ordered, tree) << "the data cannot tell the groupings apart";
+    std::string ir;
+    std::vector<float> got = RunLaneSumCase(c, x, w, &ir);
+    EXPECT_NE(ir.find("shufflevector <" + std::to_string(c.lanes) + " x float>"), std::string::npos) << ir;
+    EXPECT_EQ(ir.find("llvm.vector.reduce.fadd"), std::string::npos) << ir;
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i], ordered[i]) << "output " << i;
+  }
 }
 
 // A register tile's reduce loop (many accumulators) stays rolled; a one-accumulator loop is LLVM's
