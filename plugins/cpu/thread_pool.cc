@@ -1,6 +1,8 @@
 // thread_pool.cc: generation-counted fork/join over a fixed set of threads.
 #include "plugins/cpu/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -21,7 +23,10 @@ inline void CpuRelax() {
 #endif
 }
 
-// Whether |ready| became true within the spin budget.
+// Whether |ready| became true within the spin budget. Between clock reads the spinner yields: when
+// the scheduler has put the waiter and the thread it waits for on one core (it does, for whole
+// runs, on a 2-core VM), a spin of pauses alone holds that core for its time slice while the other
+// thread's chunk waits, and a training step took 2.6x as long (tools/bench/RESULTS.md).
 template <class Ready>
 bool Spin(Ready ready) {
   constexpr int kChecksPerClockRead = 64;
@@ -32,6 +37,7 @@ bool Spin(Ready ready) {
       CpuRelax();
     }
     if (std::chrono::steady_clock::now() >= deadline) return ready();
+    sched_yield();
   }
 }
 
