@@ -145,6 +145,13 @@ class Vectorizer {
                               {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), scalar_gate}), value}));
       return;
     }
+    // Lanes gated apart (an output axis padded to the vector width): one masked store, as loads are;
+    // lane by lane it would be a gated scalar store per lane, which LLVM then spends long compiles on.
+    if (Contiguous(lin) && IsVector(value) && !value->dtype().is_bool() && Is32Bit(value->dtype())) {
+      DType vt = value->dtype();
+      out.push_back(UOp::Make(Ops::kStore, dtypes::void_, {UOp::Make(Ops::kIndex, vt, {buf, Lane(lin, 0), Vec(gate)}), value}));
+      return;
+    }
     for (int64_t c = 0; c < n_; ++c)
       out.push_back(UOp::Make(Ops::kStore, dtypes::void_, {Lane(index, c), Gep(value, c)}));
   }

@@ -262,6 +262,16 @@ std::string CStyleRenderer::MaskedLoad(const UOpRef& load, const std::string& bu
                       "; _l++) if (_m[_l]) _v[_l]=_p[_l]; _v;})");
 }
 
+// The store's counterpart: the whole vector when every lane is on, the lanes that are on otherwise.
+std::string CStyleRenderer::MaskedStore(DType vector, const std::string& buf, const std::string& index,
+                                        const std::string& mask, const std::string& value) const {
+  std::string t = TypeName(vector), m = VectorTypeName(dtypes::bool_.vec(vector.count()));
+  std::string lanes = std::to_string(vector.count());
+  return absl::StrCat("{", TypeName(vector.base()), "* _p=", buf, "+", index, "; ", m, " _m=", mask, "; ", t, " _v=",
+                      value, "; int32_t _all=-1; for (int _l=0; _l<", lanes, "; _l++) _all&=_m[_l]; if (_all) *(", t,
+                      "*)_p=_v; else for (int _l=0; _l<", lanes, "; _l++) if (_m[_l]) _p[_l]=_v[_l];}");
+}
+
 std::string CStyleRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
   KernelParams params = ScanParams(ops);
 
@@ -333,6 +343,10 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
       case Ops::kStore: {
         const UOpRef& gate = u->src(0)->src(2);
+        if (IsVector(gate)) {
+          line(MaskedStore(u->src(1)->dtype(), of(u->src(0)->src(0)), of(u->src(0)->src(1)), of(gate), of(u->src(1))));
+          break;
+        }
         std::string store = absl::StrCat(of(u->src(0)), " = ", of(u->src(1)), ";");
         line(gate->is_const_value(true) ? store : absl::StrCat("if (", of(gate), ") ", store));
         break;

@@ -52,6 +52,9 @@ class CStyleRenderer : public Renderer {
   // |load| (a vector) of |buf|[|index|...] where the lanes of |mask| are on; the others read 0.
   std::string MaskedLoad(const UOpRef& load, const std::string& buf, const std::string& index,
                          const std::string& mask) const;
+  // A statement storing |value| (a vector) to |buf|[|index|...] where the lanes of |mask| are on.
+  std::string MaskedStore(DType vector, const std::string& buf, const std::string& index, const std::string& mask,
+                          const std::string& value) const;
 };
 
 }  // namespace tg::compiler

@@ -372,6 +372,16 @@ void LlvmEmitter::EmitStore(const UOpRef& u) {
   const UOpRef& index = u->src(0);
   const UOpRef& gate = index->src(2);
   const UOpRef& val = u->src(1);
+  if (IsVector(gate)) {  // a lane mask: masked-off lanes touch no memory
+    DType dt = val->dtype();
+    std::string vt = LlvmType(dt), mt = LlvmType(gate->dtype());
+    std::string callee = absl::StrCat("@llvm.masked.store.", IntrinsicSuffix(dt), ".p0");
+    declares_.insert(absl::StrCat("declare void ", callee, "(", vt, ", ptr, i32, ", mt, ")"));
+    std::string ptr = Address(index);
+    Line(absl::StrCat("call void ", callee, "(", vt, " ", Operand(val), ", ptr ", ptr, ", i32 ", dt.base().itemsize(),
+                      ", ", mt, " ", Operand(gate), ")"));
+    return;
+  }
   std::string skip;
   if (!gate->is_const_value(true)) {  // a branch, not a select: the address may be out of bounds
     std::string id = std::to_string(counter_++);

@@ -76,6 +76,8 @@ TEST(PadTo, OutputAxisMasksTheAddedIterations) {
   EXPECT_EQ(k.axes()[0].extent(), 32);
   ExpectSameAsNoOpt(ast, {{OptOp::kPadTo, 0, 32}});
   ExpectSameAsNoOpt(ast, {{OptOp::kPadTo, 1, 32}, {OptOp::kUpcast, 1, 8}});  // pad then vectorize 32 = 4 x 8
+  // 20 columns in two vectors of 16: the second one's store is masked lane by lane (lanes 4-15 off)
+  ExpectSameAsNoOpt(ast, {{OptOp::kPadTo, 1, 16}, {OptOp::kUpcast, 1, 16}});
 }
 
 TEST(PadTo, ReduceAxisSeesTheIdentity) {
