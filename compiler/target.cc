@@ -62,6 +62,7 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.gpu = t.renderer_ == nullptr || t.renderer_->has_local();
   t.launch_dims = t.gpu ? 3 : 1;
   t.vectors = t.renderer_ != nullptr && t.renderer_->has_vectors();
+  t.masked_vectors = t.vectors && t.renderer_->has_masked_vectors();
   t.vector_bytes = static_cast<int>(std::max<uint32_t>(device.preferred_vector_width, 1) * 4);
   t.cores = static_cast<int>(std::max<uint32_t>(device.compute_units, 1));
   t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));

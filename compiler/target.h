@@ -38,6 +38,7 @@ struct Target {
   // SIMD vectors (the CPU dialects' vector types): whether codegen makes them, and how wide a register is.
   bool vectors = false;
   int vector_bytes = 64;             // preferred_vector_width float32 lanes * 4
+  bool masked_vectors = false;       // a vector access under a lane mask is one operation
 
   // What the heuristic and BEAM may use: parallel groups, group and local-memory limits, matrix units.
   int cores = 1;                     // workgroups run on this many threads at once

@@ -25,6 +25,7 @@ class LlvmRenderer : public Renderer {
   }
   bool has_local() const override { return false; }
   bool has_vectors() const override { return true; }
+  bool has_masked_vectors() const override { return true; }
   bool VectorAlu(Ops op, DType operand, DType result) const override { return CpuVectorAlu(op, operand, result); }
   std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
 };

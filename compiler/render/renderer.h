@@ -28,6 +28,9 @@ class Renderer {
   // them whole (|operand| is the sources' dtype, WHERE's values'); the rest run lane by lane.
   virtual bool has_vectors() const { return false; }
   virtual bool VectorAlu(Ops op, DType operand, DType result) const { return false; }
+  // Whether a vector load or store under a lane mask is one operation (LLVM's masked intrinsics); C
+  // spells it as a test of every lane before the whole-vector access.
+  virtual bool has_masked_vectors() const { return false; }
   // Whether half arithmetic needs a device extension, reported as TG_CAP_FP16 (OpenCL's cl_khr_fp16).
   virtual bool half_needs_extension() const { return false; }
 };

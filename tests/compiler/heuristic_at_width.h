@@ -1,5 +1,6 @@
 // The heuristic's opts for a kernel as a CPU of a given SIMD width and two cores would choose them,
-// whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and AVX-512 (64).
+// whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and AVX-512 (64),
+// and for a dialect with one-instruction masked vector accesses (llvm-ir) or without (c).
 #ifndef TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 #define TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 
@@ -9,11 +10,12 @@
 
 namespace tg::compiler {
 
-inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes) {
+inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes, bool masked_vectors = false) {
   const runtime::DeviceInfo& cpu = runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info();
   Target target = Target::For(cpu);
   target.vectors = true;
   target.vector_bytes = vector_bytes;
+  target.masked_vectors = masked_vectors;
   target.cores = 2;
   Kernel k = StartKernel(ast, cpu);
   ApplyHeuristic(k, target);

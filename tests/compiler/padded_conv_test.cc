@@ -67,6 +67,9 @@ TEST(PaddedConv, MatchesHost) {
       {2, 8, 10, 32, 8, 3, 4, 1, 1, {1, 1, 1, 1}},     // groups
       {1, 16, 8, 16, 16, 3, 16, 1, 1, {1, 1, 1, 1}},   // depthwise, 16 columns
       {1, 2, 6, 29, 4, 5, 1, 1, 1, {2, 2, 2, 1}},      // 5x5, 27 columns (no vector divides)
+      {1, 4, 6, 56, 8, 3, 1, 1, 1, {1, 1, 1, 1}},      // W4's 56 columns: padded to 64 for 16 lanes
+      {1, 4, 6, 30, 8, 3, 1, 1, 1, {1, 1, 1, 1}},      // 30 columns: padded to 32 for 8 or 16 lanes
+      {1, 4, 5, 60, 8, 5, 1, 1, 1, {2, 2, 2, 2}},      // 5x5 over 60 columns: padded, its columns unrolled
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) {
@@ -114,6 +117,53 @@ TEST(PaddedConv, ChannelScaledInputKeepsVectorsOnTheColumns) {
     const Opt& first = k.applied().front();
     EXPECT_EQ(first.op, OptOp::kUpcast) << vector_bytes << ": " << first.str();
     EXPECT_EQ(k.axes()[first.axis].extent(), 72 / first.amount) << "vectors along the 72 output columns: " << first.str();
+  }
+}
+
+UOpRef ConvKernelAst(const ConvCase& c) {
+  Tensor x = Tensor::empty({c.batch, c.cin, c.h, c.w}), w = Tensor::empty({c.cout, c.cin / c.groups, c.k, c.k});
+  Tensor y = Conv(x, w, c);
+  for (const auto& item : CreateSchedule({y.uop()}, {y.device()}).items)
+    for (const UOpRef& u : item.ast->toposort())
+      if (u->op() == Ops::kReduce) return item.ast;
+  return nullptr;
+}
+
+std::string OptsText(const Kernel& k) {
+  std::string s;
+  for (const Opt& o : k.applied()) s += o.str() + " ";
+  return s;
+}
+
+// W4's 56 columns on AVX-512: where a masked vector access is one instruction the columns are padded
+// to 64 and take 16 lanes (8 of them masked in the last vector); in C, whose masked accesses test
+// every lane, and on AVX2, whose 8 lanes divide 56, they are not. The 3 x 3 taps run unrolled.
+TEST(PaddedConv, ColumnsPadToTheFullWidthWhereMasksAreOneInstruction) {
+  UOpRef ast = ConvKernelAst({2, 16, 12, 56, 16, 3, 1, 1, 1, {1, 1, 1, 1}});
+  ASSERT_TRUE(ast);
+  Kernel padded = HeuristicAtWidth(ast, 64, true);
+  ASSERT_GE(padded.applied().size(), 2u);
+  EXPECT_EQ(padded.applied()[0].op, OptOp::kPadTo) << OptsText(padded);
+  EXPECT_EQ(padded.applied()[1].op, OptOp::kUpcast) << OptsText(padded);
+  EXPECT_EQ(padded.applied()[1].amount, 16) << OptsText(padded);
+  int unrolled = 0;
+  for (const Opt& o : padded.applied()) unrolled += o.op == OptOp::kUnroll && o.amount == 3;
+  EXPECT_EQ(unrolled, 2) << "both tap axes: " << OptsText(padded);
+  for (auto [vector_bytes, masked] : {std::pair{64, false}, std::pair{32, true}}) {
+    Kernel k = HeuristicAtWidth(ast, vector_bytes, masked);
+    for (const Opt& o : k.applied()) EXPECT_NE(o.op, OptOp::kPadTo) << vector_bytes << ": " << OptsText(k);
+  }
+}
+
+// A strided convolution gathers its input along the columns: no padding (the padded lanes would be
+// gathered too) and no unrolled taps (nine copies of a gather per lane compile for seconds).
+TEST(PaddedConv, StridedColumnsAreNeitherPaddedNorUnrolled) {
+  UOpRef ast = ConvKernelAst({1, 32, 48, 144, 32, 3, 32, 2, 1, {1, 1, 1, 1}});  // depthwise, 72 columns
+  ASSERT_TRUE(ast);
+  Kernel k = HeuristicAtWidth(ast, 64, true);
+  for (const Opt& o : k.applied()) {
+    EXPECT_NE(o.op, OptOp::kPadTo) << OptsText(k);
+    EXPECT_NE(o.op, OptOp::kUnroll) << OptsText(k);
   }
 }
 
