@@ -8,6 +8,7 @@
 #include "frontend/devices.h"
 #include "frontend/load_budget.h"
 #include "frontend/onnx/graph.h"
+#include "frontend/onnx/host_fold.h"
 #include "frontend/onnx/onnx.h"
 #include "frontend/onnx/onnx_tensor.h"
 #include "frontend/onnx/op_registry.h"
@@ -78,6 +79,7 @@ void RunNode(const Node& node, Scope& scope, const std::string& device) {
     scope.values.insert_or_assign(node.outputs[i], outs[i]);
     scope.host.erase(node.outputs[i]);
     if (auto h = ctx.host_outputs().find(i); h != ctx.host_outputs().end()) scope.host[node.outputs[i]] = h->second;
+    else if (std::optional<HostValues> folded = FoldOnHost(ctx, outs[i])) scope.host[node.outputs[i]] = *std::move(folded);
   }
 }
 

@@ -39,6 +39,7 @@ class OpContext {
   std::vector<int64_t> ints(size_t i) const;
   std::vector<double> floats(size_t i) const;  // same, as doubles
   bool host_known(size_t i) const { return i < host_inputs_.size() && host_inputs_[i] != nullptr; }
+  const HostValues* host(size_t i) const { return host_known(i) ? host_inputs_[i] : nullptr; }
 
   bool has_attr(const std::string& name) const { return node_.attrs.count(name) != 0; }
   int64_t attr_int(const std::string& name, int64_t fallback) const;

@@ -16,6 +16,7 @@
 namespace tg {
 namespace {
 
+using ::testing::Each;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
@@ -241,6 +242,49 @@ TEST(OnnxModel, ConstantsReadByOpsStayOnTheHostUnderJit) {
   for (int call = 0; call < 3; ++call) {
     std::vector<Tensor> out = jit({x});
     EXPECT_THAT(out.at(0).to_vector<float>(), ElementsAreArray(want)) << "call " << call;
+  }
+  EXPECT_TRUE(jit.captured());
+}
+
+// The shape chains exporters write between a Shape and the Reshape reading it (PaddleOCR's classifier:
+// Shape -> Cast -> Slice -> Cast, Concat with a cast constant; others: Gather, Mul, Unsqueeze) are
+// evaluated on the host, so a tg::Jit captures the model without reading a tensor.
+TEST(OnnxModel, ShapeChainsStayOnTheHostUnderJit) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {2, 3, 4, 4});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {2, 3});
+  *g.add_output() = Value("z", ::onnx::TensorProto::FLOAT, {6, 16});
+  *g.add_initializer() = Int64Tensor("zero", {1}, {0});
+  *g.add_initializer() = Int64Tensor("one", {1}, {1});
+  *g.add_initializer() = Int64Tensor("one_scalar", {}, {1});
+  *g.add_initializer() = Int64Tensor("two", {}, {2});
+  auto add = [&](::onnx::NodeProto n) { *g.add_node() = std::move(n); return g.mutable_node(g.node_size() - 1); };
+  add(Node("GlobalAveragePool", {"x"}, {"pooled"}));
+  add(Node("Shape", {"pooled"}, {"s"}));
+  IntAttr(*add(Node("Cast", {"s"}, {"s32"})), "to", ::onnx::TensorProto::INT32);
+  add(Node("Slice", {"s32", "zero", "one", "zero"}, {"batch"}));
+  IntAttr(*add(Node("Cast", {"batch"}, {"batch64"})), "to", ::onnx::TensorProto::INT64);
+  TensorAttr(*add(Node("Constant", {}, {"fill"})), "value", FloatTensor("", {1}, {-1}));
+  IntAttr(*add(Node("Cast", {"fill"}, {"minus1"})), "to", ::onnx::TensorProto::INT64);
+  IntAttr(*add(Node("Concat", {"batch64", "minus1"}, {"shape"})), "axis", 0);
+  add(Node("Reshape", {"pooled", "shape"}, {"y"}));
+  add(Node("Shape", {"x"}, {"xs"}));
+  add(Node("Gather", {"xs", "one_scalar"}, {"channels"}));
+  add(Node("Mul", {"channels", "two"}, {"rows"}));
+  add(Node("Unsqueeze", {"rows", "zero"}, {"rows1"}));
+  add(Node("Sub", {"zero", "one"}, {"rest"}));
+  IntAttr(*add(Node("Concat", {"rows1", "rest"}, {"shape2"})), "axis", 0);
+  add(Node("Reshape", {"x", "shape2"}, {"z"}));
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g, 13)));
+  Jit jit([&](const std::vector<Tensor>& in) { return m.run_in_order(in); });
+  std::vector<float> xd(2 * 3 * 4 * 4);
+  for (size_t i = 0; i < xd.size(); ++i) xd[i] = static_cast<float>(i % 16);
+  Tensor x = Tensor::from_vector<float>(xd, Shape{2, 3, 4, 4});
+  for (int call = 0; call < 3; ++call) {
+    std::vector<Tensor> out = jit({x});
+    EXPECT_EQ(out.at(0).shape(), (Shape{2, 3})) << "call " << call;
+    EXPECT_THAT(out.at(0).to_vector<float>(), Each(FloatNear(7.5f, 1e-5f))) << "call " << call;
+    EXPECT_EQ(out.at(1).shape(), (Shape{6, 16})) << "call " << call;
   }
   EXPECT_TRUE(jit.captured());
 }

@@ -89,6 +89,17 @@ TEST_P(PaddleOcr, MatchesOnnxRuntimeOnAnImageOfText) {
   }
 }
 
+// Under tg::Jit (the shape chains of the classifier evaluated on the host) the replays give the
+// plain run's values, bit for bit: the same kernels on the captured buffers.
+TEST_P(PaddleOcr, JitReplaysGiveThePlainRunsValues) {
+  onnx::Model m = onnx::load(model_path_);
+  Tensor x = onnx::load_tensor(std::string(kDataDir) + GetParam().name + "_input.pb", m.device());
+  std::vector<double> plain = onnx::values_as_double(m.run_in_order({x}).at(0));
+  Jit jit([&](const std::vector<Tensor>& in) { return m.run_in_order(in); });
+  for (int call = 0; call < 3; ++call) EXPECT_EQ(onnx::values_as_double(jit({x}).at(0)), plain) << "call " << call;
+  EXPECT_TRUE(jit.captured());
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, PaddleOcr,
                          ::testing::Values(Case{"det", "ch_PP-OCRv4_det_infer.onnx"},
                                            Case{"cls", "ch_ppocr_mobile_v2.0_cls_infer.onnx"}),
