@@ -31,7 +31,8 @@ struct OcrModel {
   const char* model_file;  // in the model cache tools/setup.sh fills
   const char* input_file;  // in tests/onnx/paddleocr/
 };
-void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);  // W11
+enum class OcrRun { kPlain, kJit };  // model.run per call, or under tg::Jit (timed replays)
+void RunOcr(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model, OcrRun how);  // W11
 std::string OcrModelPath(const OcrModel& model);  // where the model file is (maybe absent)
 std::string OcrInputPath(const OcrModel& model);  // the checked-in input; "" when not found
 // llm_workloads.cc (W12)
