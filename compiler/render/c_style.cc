@@ -215,8 +215,14 @@ static std::string AsVector(const UOpRef& src, const std::string& x, const std::
 // A scalar bool as a lane of a mask vector: all-ones for true, as vector comparisons give and selects expect.
 static std::string MaskLane(const std::string& x) { return "(-(" + x + "))"; }
 
-std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
+std::string CStyleRenderer::VectorAluExpr(const UOpRef& u, const std::vector<std::string>& args) const {
   std::string t = TypeName(u->dtype());
+  // A scalar operand is spelled in its own lane type: C promotes a narrow integer expression to int,
+  // which GCC refuses to narrow into a vector of uint16_t or uint8_t lanes.
+  std::vector<std::string> a = args;
+  for (size_t i = 0; i < a.size() && i < u->src().size(); ++i)
+    if (!IsVector(u->src(i)) && !u->src(i)->dtype().is_bool())
+      a[i] = absl::StrCat("((", TypeName(u->src(i)->dtype()), ")", args[i], ")");
   auto select = [&](const std::string& mask, const UOpRef& x, const std::string& xs, const UOpRef& y,
                     const std::string& ys) {
     std::string m = VectorTypeName(dtypes::bool_.vec(u->dtype().count()));
