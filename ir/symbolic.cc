@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace tg {
@@ -220,6 +221,41 @@ UOpRef FoldDivMod(M m) {
   return is_div ? BuildSum(x, quo, sum.k / c) + r / c : r % c;
 }
 
+// x/c and x%c for c > 0 and x >= 0 where x = g*B + S: g = gcd(c, the factors of x's multi-unit terms)
+// and the rest S stays in [0, g). Then x/c = B/(c/g) and x%c = (B%(c/g))*g + S, since S/g < 1 never
+// carries B to the next multiple (tinygrad's gcd rule for floordiv). FoldDivMod takes the case g = c.
+UOpRef DivByCommonFactor(M m) {
+  const UOpRef& x = m["x"];
+  const int64_t c = Val(m, "c");
+  const bool is_div = m["root"]->op() == Ops::kIdiv;
+  if (c <= 1 || x->vmin() < 0) return nullptr;
+  Sum sum = SplitSum(x);
+  int64_t g = c;
+  bool any_big = false;
+  for (const Term& t : sum.terms)
+    if (t.f > 1 || t.f < -1) {
+      g = std::gcd(g, t.f);
+      any_big = true;
+    }
+  if (!any_big || g <= 1 || g == c) return nullptr;
+  std::vector<Term> big, small;
+  __int128 lo = sum.k, hi = sum.k;
+  for (const Term& t : sum.terms) {
+    if (t.f % g == 0) {
+      big.push_back({t.v, t.f / g});
+      continue;
+    }
+    small.push_back(t);
+    __int128 a = static_cast<__int128>(t.f) * t.v->vmin(), b = static_cast<__int128>(t.f) * t.v->vmax();
+    lo += std::min(a, b);
+    hi += std::max(a, b);
+  }
+  if (lo < 0 || hi >= g) return nullptr;
+  UOpRef quotient = BuildSum(x, big, 0);
+  if (is_div) return quotient / (c / g);
+  return (quotient % (c / g)) * g + BuildSum(x, small, sum.k);
+}
+
 UOpRef NestedDiv(M m) {  // (x/a)/b -> x/(a*b) for a, b > 0 (truncation composes)
   int64_t a = Val(m, "a"), b = Val(m, "b");
   if (a <= 0 || b <= 0) return nullptr;
@@ -297,6 +333,8 @@ const PatternMatcher& SymbolicRules() {
         {(iy + ix % ic) + (ix / ic) * ic, [](M m) { return m["y"] + m["x"]; }},              // y+x%c+(x/c)*c -> y+x
         {Pat::Op(Ops::kIdiv, {ix, ic}, "root"), FoldDivMod},                                 // (a*c+b)/c -> a+b/c
         {Pat::Op(Ops::kMod, {ix, ic}, "root"), FoldDivMod},                                  // (a*c+b)%c -> b%c
+        {Pat::Op(Ops::kIdiv, {ix, ic}, "root"), DivByCommonFactor},                          // (16r+l)/32 -> r/2
+        {Pat::Op(Ops::kMod, {ix, ic}, "root"), DivByCommonFactor},                           // (16r+l)%32 -> (r%2)*16+l
     });
   }();
   return *rules;

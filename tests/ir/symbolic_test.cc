@@ -145,6 +145,20 @@ TEST(SymbolicTest, DivModFoldingWithRanges) {
   ExpectSimplifiesTo(UOp::Variable("w", -3, 3) % 4, UOp::Variable("w", -3, 3));
 }
 
+// A common factor of the divisor and the big terms comes out when the small terms stay under it: a
+// 16-lane vector along a row of 32-element blocks, lane l of step r at 16r + l, reads block (16r+l)/32
+// = r/2 in every lane (tinygrad's gcd rule for floordiv), so the block's scale is one load, not 16.
+TEST(SymbolicTest, CommonFactorOfDivisorAndTermsComesOut) {
+  UOpRef r = UOp::Range(48, 0), l = UOp::Range(16, 1), row = UOp::Range(8, 2);
+  ExpectSimplifiesTo((r * 16 + l) / 32, r / 2);
+  ExpectSimplifiesTo((r * 16 + l) % 32, (r % 2) * 16 + l);
+  ExpectSimplifiesTo((row * 768 + r * 16 + l) / 32, row * 24 + r / 2);  // 768 = 24 * 32 comes out whole
+  ExpectSimplifiesTo((r * 48 + l * 3) / 96, r / 2);                     // g = gcd(96, 48) = 48 > 3 * 15
+  UOpRef wide = UOp::Range(17, 3);  // [0, 16]: 16r + 16 reaches the next multiple of 16, nothing folds
+  EXPECT_EQ(Simplify((r * 16 + wide) / 32)->op(), Ops::kIdiv);
+  EXPECT_EQ(Simplify((r * 16 + wide) / 32)->src(1)->const_int(), 32);
+}
+
 TEST(SymbolicTest, ReshapePatternFolds) {
   // reshape (6, 5) -> (30,) -> (6, 5): the index math rangeify produces must fold back to the ranges.
   const int64_t K = 5;
