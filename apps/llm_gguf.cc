@@ -210,7 +210,7 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
     const bool quantized = layout && layout->quantized;
     Tensor stored = quantized ? blocks.at(info.name) : on_cpu.tensors.at(info.name);
     if (w.permuted_heads > 0) stored = UnpermuteRows(stored, w.shape[0], w.permuted_heads);
-    Tensor weight = quantized ? nn::ggml_dequantize(stored, info.type, info.shape) : stored;
+    Tensor weight = quantized ? nn::ggml_dequantize_repacked(stored, info.type, info.shape) : stored;
     out.weights.emplace(w.hf_name, std::move(weight));
     wanted.erase(it);
   }

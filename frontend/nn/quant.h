@@ -56,6 +56,12 @@ const char* ggml_supported_types();
 // mismatched shapes.
 Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape);
 
+// The same values over the blocks repacked once, now, into what a kernel vectorized along a row reads
+// with plain vector loads: Q8_0 as int8 quants (n, 32) and float32 scales (n, 1), 36 bytes a block on
+// the device instead of 34 (the blocks themselves are no longer needed); the other types as
+// ggml_dequantize. The same tg::Error for mismatched blocks.
+Tensor ggml_dequantize_repacked(const Tensor& blocks, GGMLType type, const Shape& shape);
+
 }  // namespace tg::nn
 
 #endif  // TG_FRONTEND_NN_QUANT_H_

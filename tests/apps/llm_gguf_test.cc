@@ -97,15 +97,24 @@ TEST(LlmGguf, SplitModelLoadsFromItsFirstPart) {
 
 // What the device holds of a quantized model: the file's blocks (uint16 words) and the float32 norms and
 // biases, nothing of the size of a float32 matrix, before and after a prompt and a decode step.
-TEST(LlmGguf, QuantizedWeightsStayBlocksOnTheDevice) {
+// Quantized weights stay quantized on the device, before and after running: Q4_0's and Q4_K's as their
+// blocks, Q8_0's as the int8 quants and float32 scales its blocks are split into at load (34 bytes a
+// block become 32 + 4); nothing of a float weight's size.
+TEST(LlmGguf, QuantizedWeightsStayQuantizedOnTheDevice) {
   for (const std::string name : {"llama_q8_0", "qwen2_q4_0", "llama_q4_k"}) {
     LlmGguf gguf = LoadLlmGguf(kData + name + ".gguf");
-    int64_t blocks = 0, small = 0;
-    for (const nn::GGUFTensorInfo& t : gguf.header.tensors)
-      (nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? blocks : small) += static_cast<int64_t>(t.nbytes);
-    ASSERT_GT(blocks, 0) << name;
+    std::map<std::string, int64_t> want;
+    for (const nn::GGUFTensorInfo& t : gguf.header.tensors) {
+      const int64_t bytes = static_cast<int64_t>(t.nbytes);
+      if (t.type == nn::GGMLType::kQ8_0) {
+        want["int8"] += bytes / 34 * 32;
+        want["float32"] += bytes / 34 * 4;
+      } else {
+        want[nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? "uint16" : "float32"] += bytes;
+      }
+    }
+    ASSERT_GT(want.count("uint16") + want.count("int8"), 0u) << name;
     LlmModel model(gguf.config, std::move(gguf.weights));
-    const std::map<std::string, int64_t> want{{"float32", small}, {"uint16", blocks}};
     EXPECT_EQ(model.weight_bytes(), want) << name;
     model.Prefill({1, 2, 3});
     model.Step(4);

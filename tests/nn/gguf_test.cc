@@ -342,6 +342,32 @@ TEST(Gguf, DequantizeRefusesWhatIsNotQuantizedBlocks) {
   EXPECT_THAT(ggml_dequantize(blocks, GGMLType::kQ8_0, {64}).to_vector<float>(), ::testing::Each(0.0f));
 }
 
+// The Q8_0 planes (int8 quants, float32 scales) give every value ggml_dequantize gives over the
+// file's blocks, numpy's reference included; the other types pass through unchanged; bad blocks are
+// refused the same way, naming the function.
+TEST(Gguf, RepackedQuantsAreTheBlocksValues) {
+  GGUFFile f = gguf_load(kTypesFile);
+  GGUFHeader h = gguf_read(kTypesFile);
+  for (const GGUFTensorInfo& t : h.tensors) {
+    if (!f.blocks.count(t.name)) continue;
+    SCOPED_TRACE(t.name);
+    std::vector<float> want = ggml_dequantize(f.blocks.at(t.name), t.type, t.shape).to_vector<float>();
+    std::vector<float> got = ggml_dequantize_repacked(f.blocks.at(t.name), t.type, t.shape).to_vector<float>();
+    EXPECT_EQ(got, want);
+  }
+  std::vector<double> numpy = Reference()["tensors"]["q8_0"]["values"].get<std::vector<double>>();
+  std::vector<float> q8 = ggml_dequantize_repacked(f.blocks.at("q8_0"), GGMLType::kQ8_0, {8, 32}).to_vector<float>();
+  ASSERT_EQ(q8.size(), numpy.size());
+  for (size_t i = 0; i < q8.size(); ++i) EXPECT_NEAR(q8[i], numpy[i], 1e-6 * std::max(1.0, std::abs(numpy[i]))) << i;
+  Tensor zeros = Tensor::zeros({2, 17}).cast(dtypes::uint16);
+  try {
+    ggml_dequantize_repacked(zeros, GGMLType::kQ8_0, {2, 16});
+    ADD_FAILURE() << "16 columns were accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("ggml_dequantize_repacked: Q8_0 needs uint16 blocks"));
+  }
+}
+
 TEST(GgufErrors, BadMagic) {
   EXPECT_THAT(LoadError("GG"), HasSubstr("2 bytes, fewer than the 4-byte magic"));
   EXPECT_THAT(LoadError("GGML" + std::string(20, '\0')), HasSubstr("the magic is 47 47 4d 4c, not \"GGUF\""));
