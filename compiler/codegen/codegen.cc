@@ -27,41 +27,64 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
 
 bool IsExpanded(AxisType t) { return t == AxisType::kUpcast || t == AxisType::kUnroll; }
 
-// The expanded loop that becomes SIMD vectors: the first UPCAST/UNROLL whose extent fits a vector,
-// when the renderer has vectors; nullptr when none.
-UOpRef VectorAxis(const Kernel& k, bool vectors) {
-  if (!vectors) return nullptr;
+bool FitsAVector(const Kernel::Axis& a) {
+  int64_t n = a.extent();
+  return IsExpanded(a.type) && n >= 2 && n <= 16 && (n & (n - 1)) == 0;
+}
+
+// The expanded loops that become SIMD vectors, when the renderer has vectors: the first UPCAST/UNROLL
+// whose extent fits a vector, and when that is a reduce's UNROLL, the UNROLL of the same width of
+// every other REDUCE in the kernel (two reduces fused side by side, each summed on its own vectors);
+// empty when none.
+std::vector<UOpRef> VectorAxes(const Kernel& k, bool vectors) {
+  std::vector<UOpRef> out;
+  if (!vectors) return out;
+  const Kernel::Axis* first = nullptr;
+  for (const Kernel::Axis& a : k.axes())
+    if (FitsAVector(a)) {
+      first = &a;
+      break;
+    }
+  if (first == nullptr) return out;
+  out.push_back(first->range);
+  const UOp* first_reduce = first->type == AxisType::kUnroll ? k.ReduceOf(first->range) : nullptr;
+  if (first_reduce == nullptr) return out;
+  std::vector<const UOp*> taken{first_reduce};
   for (const Kernel::Axis& a : k.axes()) {
-    int64_t n = a.extent();
-    if (IsExpanded(a.type) && n >= 2 && n <= 16 && (n & (n - 1)) == 0) return a.range;
+    if (&a == first || a.type != AxisType::kUnroll || a.extent() != first->extent()) continue;
+    const UOp* reduce = k.ReduceOf(a.range);
+    if (reduce == nullptr || std::find(taken.begin(), taken.end(), reduce) != taken.end()) continue;
+    taken.push_back(reduce);
+    out.push_back(a.range);
   }
-  return nullptr;
+  return out;
 }
 
 // Removes the UPCAST/UNROLL loops of |sink| (|k|'s AST after rewrites that keep its loops):
-// |vector_axis| becomes SIMD vectors, the rest are unrolled copies.
-UOpRef ExpandAxes(UOpRef sink, const Kernel& k, const UOpRef& vector_axis, const Target& target) {
+// |vector_axes| become SIMD vectors, the rest are unrolled copies.
+UOpRef ExpandAxes(UOpRef sink, const Kernel& k, const std::vector<UOpRef>& vector_axes, const Target& target) {
   for (const Kernel::Axis& a : k.axes()) {
-    if (!IsExpanded(a.type) || a.range == vector_axis) continue;
+    if (!IsExpanded(a.type) || std::find(vector_axes.begin(), vector_axes.end(), a.range) != vector_axes.end()) continue;
     sink = a.type == AxisType::kUpcast ? UnrollOutputAxis(sink, a.range) : UnrollReduceAxis(sink, a.range);
   }
-  return vector_axis ? VectorizeAxis(sink, vector_axis, target) : sink;
+  for (const UOpRef& axis : vector_axes) sink = VectorizeAxis(sink, axis, target);
+  return sink;
 }
 
-bool DependsOn(const UOpRef& u, const UOpRef& range) {
-  if (!range) return false;
+bool DependsOn(const UOpRef& u, const std::vector<UOpRef>& ranges) {
+  if (ranges.empty()) return false;
   for (const UOpRef& s : u->toposort())
-    if (s == range) return true;
+    if (std::find(ranges.begin(), ranges.end(), s) != ranges.end()) return true;
   return false;
 }
 
 // EXP2/LOG2/SIN the renderer would rather not compute itself become polynomials. TRANSCENDENTAL=0
 // keeps every op the dialect can spell, 2 rewrites all of them (tinygrad's knob; for tests).
-UOpRef LowerTranscendentals(const UOpRef& sink, const Renderer& renderer, const UOpRef& vector_axis) {
+UOpRef LowerTranscendentals(const UOpRef& sink, const Renderer& renderer, const std::vector<UOpRef>& vector_axes) {
   int mode = GetEnvInt("TRANSCENDENTAL", 1);
   return DecomposeTranscendentals(sink, [&](const UOpRef& u) {
     if (mode >= 2) return false;
-    bool vectorized = mode == 1 && DependsOn(u, vector_axis);
+    bool vectorized = mode == 1 && DependsOn(u, vector_axes);
     return renderer.NativeTranscendental(u->op(), u->dtype(), vectorized);
   });
 }
@@ -148,11 +171,11 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
   for (const Opt& o : k.applied()) opts.push_back(o.str());
   if (DebugLevel() >= 3 && !opts.empty())
     std::fprintf(stderr, "%s opts: %s\n", kernel.name.c_str(), absl::StrJoin(opts, ", ").c_str());
-  UOpRef vector_axis = VectorAxis(k, target.vectors);
+  std::vector<UOpRef> vector_axes = VectorAxes(k, target.vectors);
   UOpRef lowered = viz::TracePass("transcendentals", k.ast(),
-                                  [&] { return LowerTranscendentals(k.ast(), renderer, vector_axis); });
+                                  [&] { return LowerTranscendentals(k.ast(), renderer, vector_axes); });
   UOpRef sink =
-      viz::TracePass("expand upcast/unroll", lowered, [&] { return ExpandAxes(lowered, k, vector_axis, target); });
+      viz::TracePass("expand upcast/unroll", lowered, [&] { return ExpandAxes(lowered, k, vector_axes, target); });
   // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::reverse(globals.begin(), globals.end());

@@ -90,6 +90,14 @@ std::vector<UOpRef> Kernel::RangesOf(AxisType type) const {
   return out;
 }
 
+const UOp* Kernel::ReduceOf(const UOpRef& range) const {
+  for (const UOpRef& u : ast_->toposort())
+    if (u->op() == Ops::kReduce)
+      for (size_t s = 1; s < u->src().size(); ++s)
+        if (u->src(s) == range) return u.get();
+  return nullptr;
+}
+
 void Kernel::Apply(const Opt& opt) {
   if (opt.axis < 0 || opt.axis >= static_cast<int>(axes_.size()))
     throw Error(opt.str() + ": the kernel has " + std::to_string(axes_.size()) + " axes");

@@ -29,6 +29,8 @@ class Kernel {
   const std::vector<Axis>& axes() const { return axes_; }
   const std::vector<Opt>& applied() const { return applied_; }
   std::vector<UOpRef> RangesOf(AxisType type) const;
+  // The REDUCE op whose loops include |range| (its reduce axis, or that axis's UNROLL), or nullptr.
+  const UOp* ReduceOf(const UOpRef& range) const;
 
   // Applies |opt| or throws tg::Error saying why it is illegal (no such axis, wrong kind of
   // axis, amount does not divide the extent, padding that more than quadruples the work, a group

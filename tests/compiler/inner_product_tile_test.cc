@@ -83,5 +83,52 @@ TEST(InnerProductTile, MatchesHostLoops) {
   }
 }
 
+// Two reduces fused side by side (a SwiGLU: silu(x @ G.T) * (x @ U.T), each over the model width):
+// each REDUCE gets its own vectors (two UNROLLs, both rendered as vector loads of x and of its
+// weight, at AVX2's and AVX-512's widths), and the values are the host's.
+TEST(InnerProductTile, SideBySideReducesEachTakeVectors) {
+  auto x = testing::RandomFloats(64, 3, -1.0f, 1.0f), g = testing::RandomFloats(32 * 64, 4, -1.0f, 1.0f);
+  auto u = testing::RandomFloats(32 * 64, 5, -1.0f, 1.0f);
+  Tensor tx = Tensor::from_vector(x, Shape{1, 64});
+  Tensor y = tx.matmul(Tensor::from_vector(g, Shape{32, 64}).transpose()).silu() *
+             tx.matmul(Tensor::from_vector(u, Shape{32, 64}).transpose());
+  UOpRef ast = ReduceKernelAst(y);
+  int reduces = 0;
+  for (const UOpRef& op : ast->toposort()) reduces += op->op() == Ops::kReduce;
+  ASSERT_EQ(reduces, 2) << "the scheduler no longer fuses the two projections";
+  for (int vector_bytes : {32, 64}) {
+    Kernel k = HeuristicAtWidth(ast, vector_bytes);
+    std::vector<std::string> opts;
+    int unrolls = 0;
+    for (const Opt& o : k.applied()) {
+      opts.push_back(o.str());
+      unrolls += o.op == OptOp::kUnroll;
+    }
+    EXPECT_EQ(unrolls, 2) << vector_bytes << ": " << absl::StrJoin(opts, ", ");
+  }
+  // Rendered as llvm-ir, the fused kernel holds the vector loads of two single projections.
+  runtime::DeviceInfo llvm = Cpu();
+  llvm.source_dialects = {"llvm-ir", "c"};
+  auto vector_loads = [&](const UOpRef& kernel) {
+    std::string ir = GenerateKernel(kernel, llvm).source.source;
+    int n = 0;
+    for (size_t p = ir.find(" = load <"); p != std::string::npos; p = ir.find(" = load <", p + 1))
+      n += ir.compare(ir.find(" x ", p), 8, " x float") == 0;
+    return n;
+  };
+  if (Target::For(llvm).vectors) {
+    int one = vector_loads(ReduceKernelAst(tx.matmul(Tensor::from_vector(g, Shape{32, 64}).transpose()).silu()));
+    EXPECT_GT(one, 0);
+    EXPECT_GE(vector_loads(ast), 2 * one) << "the second projection is not on vectors";
+  }
+  std::vector<float> got = y.to_vector<float>();
+  for (int j = 0; j < 32; ++j) {
+    double a = 0, b = 0;
+    for (int i = 0; i < 64; ++i) a += x[i] * g[j * 64 + i], b += x[i] * u[j * 64 + i];
+    double want = a / (1 + std::exp(-a)) * b;
+    EXPECT_NEAR(got[j], want, 1e-4 * std::max(1.0, std::abs(want))) << j;
+  }
+}
+
 }  // namespace
 }  // namespace tg::compiler
