@@ -27,6 +27,14 @@ struct Slice {
   int64_t step = 1;
 };
 
+// Python's slice(start, stop, step).indices(size): the first index |s| visits on an axis of |size|, the
+// bound it stops before (-1 when a negative step runs through the front), and the step. tg::Error for a
+// step of 0.
+struct SliceIndices {
+  int64_t start, stop, step;
+};
+SliceIndices slice_indices(const Slice& s, int64_t size);
+
 struct NewAxisT {};  // Python's None in an index: a new size-1 axis
 struct EllipsisT {};  // Python's ...: as many full slices as the other indices leave
 inline constexpr NewAxisT NewAxis{};

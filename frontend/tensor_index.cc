@@ -10,6 +10,19 @@
 #include "frontend/tensor_state.h"
 
 namespace tg {
+
+SliceIndices slice_indices(const Slice& s, int64_t size) {
+  if (s.step == 0) throw Error("index: a slice step must not be 0");
+  auto adjust = [&](std::optional<int64_t> v, int64_t dflt) {
+    if (!v) return dflt;
+    int64_t x = *v < 0 ? *v + size : *v;
+    if (x < 0) return s.step < 0 ? int64_t{-1} : int64_t{0};
+    if (x >= size) return s.step < 0 ? size - 1 : size;
+    return x;
+  };
+  return {adjust(s.start, s.step > 0 ? 0 : size - 1), adjust(s.stop, s.step > 0 ? size : -1), s.step};
+}
+
 namespace {
 
 enum class Kind { kInt, kSlice, kNewAxis, kTensor };
@@ -49,23 +62,15 @@ std::vector<Index> Normalize(const std::vector<Index>& indices, int64_t ndim) {
   return out;
 }
 
-// Python's slice.indices(size), then the window [begin, end) and how many elements the step visits.
+// The window [begin, end) of slice.indices(size) and how many elements the step visits.
 Parsed ParseSlice(const Slice& s, int64_t size) {
-  if (s.step == 0) throw Error("index: a slice step must not be 0");
-  auto adjust = [&](std::optional<int64_t> v, int64_t dflt) {
-    if (!v) return dflt;
-    int64_t x = *v < 0 ? *v + size : *v;
-    if (x < 0) return s.step < 0 ? int64_t{-1} : int64_t{0};
-    if (x >= size) return s.step < 0 ? size - 1 : size;
-    return x;
-  };
-  int64_t start = adjust(s.start, s.step > 0 ? 0 : size - 1), stop = adjust(s.stop, s.step > 0 ? size : -1);
+  const auto [start, stop, step] = slice_indices(s, size);
   Parsed p{Kind::kSlice};
-  p.stride = s.step;
-  if (s.step * (stop - start) < 0) p.begin = p.end = 0;
-  else if (s.step < 0) p.begin = stop + 1, p.end = start + 1;
+  p.stride = step;
+  if (step * (stop - start) < 0) p.begin = p.end = 0;
+  else if (step < 0) p.begin = stop + 1, p.end = start + 1;
   else p.begin = start, p.end = stop;
-  p.size = CeilDiv(p.end - p.begin, std::abs(s.step));
+  p.size = CeilDiv(p.end - p.begin, std::abs(step));
   return p;
 }
 

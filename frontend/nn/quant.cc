@@ -58,8 +58,10 @@ Tensor HalfAt(const Tensor& words, int64_t at, int64_t repeat) {
   return HalfBitsToFloat(bits.cast(dtypes::uint32));
 }
 
-// Bytes as the int8 they encode, in float32 (integer ops: OpenCL C cannot bitcast a promoted byte).
-Tensor SignedBytes(const Tensor& bytes) { return ((bytes.cast(dtypes::int32) ^ 0x80) - 128).float_(); }
+// Bytes as the int8 they encode, as int32 (integer ops: OpenCL C cannot bitcast a promoted byte), and
+// in float32.
+Tensor SignedByteValues(const Tensor& bytes) { return (bytes.cast(dtypes::int32) ^ 0x80) - 128; }
+Tensor SignedBytes(const Tensor& bytes) { return SignedByteValues(bytes).float_(); }
 
 // Q8_0 (block_q8_0): a float16 scale d, then 32 int8 quants q; value = d * q.
 Tensor DequantizeQ8_0(const Tensor& words) { return HalfAt(words, 0, 32) * SignedBytes(BlockBytes(words, 2, 34)); }
@@ -184,8 +186,7 @@ Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape) 
 Tensor ggml_dequantize_repacked(const Tensor& blocks, GGMLType type, const Shape& shape) {
   CheckBlocks("ggml_dequantize_repacked", blocks, type, shape);
   if (type != GGMLType::kQ8_0) return ggml_dequantize(blocks, type, shape);
-  Tensor bytes = BlockBytes(blocks, 2, 34).cast(dtypes::int32);
-  Tensor quants = ((bytes ^ 0x80) - 128).cast(dtypes::int8).realize();
+  Tensor quants = SignedByteValues(BlockBytes(blocks, 2, 34)).cast(dtypes::int8).realize();
   Tensor scales = HalfAt(blocks, 0, 1).realize();
   return (quants.float_() * scales).reshape(shape);
 }

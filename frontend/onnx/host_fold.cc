@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/index.h"
 #include "frontend/onnx/onnx_tensor.h"
 
 namespace tg::onnx {
@@ -66,8 +67,7 @@ std::optional<HostValues> Concat(const OpContext& c) {
   return out;
 }
 
-// ONNX Slice on a vector: starts/ends clamped to the extent (negative ones counted from the end), any
-// nonzero step.
+// ONNX Slice on a vector, whose bounds are Python's (tg::slice_indices).
 std::optional<HostValues> Slice(const OpContext& c) {
   if (c.in(0).ndim() != 1) return std::nullopt;
   std::vector<int64_t> starts, ends, axes, steps;
@@ -83,14 +83,12 @@ std::optional<HostValues> Slice(const OpContext& c) {
   }
   if (starts.size() != 1 || ends.size() != 1 || axes.size() > 1 || steps.size() > 1) return std::nullopt;
   if (!axes.empty() && axes[0] != 0 && axes[0] != -1) return std::nullopt;
-  const int64_t n = c.in(0).shape()[0], step = steps.empty() ? 1 : steps[0];
+  const int64_t step = steps.empty() ? 1 : steps[0];
   if (step == 0) return std::nullopt;  // the op itself says what is wrong
-  auto clamp = [&](int64_t v, int64_t lo, int64_t hi) { return std::clamp(v < 0 ? v + n : v, lo, hi); };
-  int64_t begin = step > 0 ? clamp(starts[0], 0, n) : clamp(starts[0], -1, n - 1);
-  int64_t end = step > 0 ? clamp(ends[0], 0, n) : clamp(ends[0], -1, n - 1);
+  const SliceIndices r = slice_indices(tg::Slice{starts[0], ends[0], step}, c.in(0).shape()[0]);
   const HostValues& x = *c.host(0);
   HostValues out = x.is_float ? HostValues::Floats({}) : HostValues::Ints({});
-  for (int64_t i = begin; step > 0 ? i < end : i > end; i += step) {
+  for (int64_t i = r.start; step > 0 ? i < r.stop : i > r.stop; i += step) {
     if (x.is_float) out.floats.push_back(x.floats[i]);
     else out.ints.push_back(x.ints[i]);
   }
