@@ -11,6 +11,7 @@
 #include "compiler/schedule/rangeify.h"
 #include "compiler/schedule/reduce_store_order.h"
 #include "compiler/schedule/split_reduce.h"
+#include "compiler/schedule/unchanged_stores.h"
 #include "ir/error.h"
 #include "ir/rewrite_trace.h"
 #include "ir/substitute.h"
@@ -231,6 +232,7 @@ class Scheduler {
     UOpRef body = Substitute(u->src(1), done_);
     KernelBuilder builder(IndexDType(body));
     UOpRef ast = viz::TracePass("rangeify", body, [&] { return BuildKernelAst(body, target, builder); });
+    ast = viz::TracePass("unchanged stores", ast, [&] { return graph_rewrite(ast, UnchangedStoreRules()); });
     if (!ReadsOutputElsewhere(ast)) {
       items.push_back({ScheduleItem::Kind::kKernel, ast, builder.buffers(), DeviceOf(u)});
       return;

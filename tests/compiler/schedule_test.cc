@@ -121,6 +121,44 @@ TEST(Assign, ReversedSelfReadGoesThroughATemporary) {
   EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{4, 3, 2, 1}));
 }
 
+// The kernel of an assign's single STORE, after scheduling |w|'s pending assign.
+UOpRef AssignStore(const Tensor& w) {
+  Schedule s = CreateSchedule({w.uop()}, {w.device()});
+  EXPECT_EQ(s.items.size(), 1u);
+  return s.items.at(0).ast->src(0);
+}
+
+bool ReadsParam(const UOpRef& ast, int64_t param) {
+  for (const UOpRef& n : ast->toposort())
+    if (n->op() == Ops::kLoad && n->src(0)->src(0)->arg_as<int64_t>() == param) return true;
+  return false;
+}
+
+// x.assign(c.where(v, x)) stores v behind the gate c and reads none of x: the elements it keeps are
+// left alone. Both orders of the where, each with the values it must leave.
+TEST(Assign, KeptElementsAreNeitherReadNorStored) {
+  Tensor mask = Tensor::from_vector<bool>({true, false, false, true, false, true});
+  for (bool kept_second : {true, false}) {
+    Tensor w = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6});
+    Tensor v = Tensor::from_vector<float>({10, 20, 30, 40, 50, 60}) + 0;
+    w.assign(kept_second ? mask.where(v, w) : mask.where(w, v));
+    UOpRef store = AssignStore(w);
+    EXPECT_FALSE(store->src(0)->src(2)->is_const_value(true)) << store->str();
+    EXPECT_FALSE(ReadsParam(store, 0)) << store->str();
+    std::vector<float> want = kept_second ? std::vector<float>{10, 2, 3, 40, 5, 60}
+                                          : std::vector<float>{1, 20, 30, 4, 50, 6};
+    EXPECT_EQ(w.to_vector<float>(), want);
+  }
+}
+
+// A where that keeps an element other than the one stored still reads it (through a temporary).
+TEST(Assign, KeepingAnotherElementStillReadsIt) {
+  Tensor mask = Tensor::from_vector<bool>({true, false, false, true});
+  Tensor w = Tensor::from_vector<float>({1, 2, 3, 4});
+  w.assign(mask.where(Tensor::full({4}, 9.0f), w.flip({0})));
+  EXPECT_EQ(w.to_vector<float>(), (std::vector<float>{9, 3, 2, 9}));
+}
+
 }  // namespace
 }  // namespace tg::compiler
 
