@@ -139,12 +139,13 @@ Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Ten
     Tensor written = ((all >= positions.shrink({{0, 1}})) & (all <= positions.shrink({{t - 1, t}})))
                          .reshape({1, 1, context_, 1});
     Tensor placed_k = onehot.cast(dtypes::float32).matmul(k), placed_v = onehot.cast(dtypes::float32).matmul(v);
-    Tensor new_k = written.where(placed_k, l.cache_k), new_v = written.where(placed_v, l.cache_v);
-    Tensor(l.cache_k).assign(new_k);  // handles share state: the member sees the new value
-    Tensor(l.cache_v).assign(new_v);
+    // Written in place (handles share state: the member sees the new value) and read back from the cache,
+    // so the new slots are stored once and attention reads the cache itself, not a second copy of it.
+    Tensor(l.cache_k).assign(written.where(placed_k, l.cache_k));
+    Tensor(l.cache_v).assign(written.where(placed_v, l.cache_v));
     const int64_t hd = config_.head_dim, kv = config_.kv_heads;
-    keys = new_k.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
-    values = new_v.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+    keys = l.cache_k.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+    values = l.cache_v.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
     slots = Tensor::arange(0, cache->span, 1, dtypes::int32);
   }
   const int64_t groups = config_.heads / config_.kv_heads;
