@@ -69,11 +69,12 @@ Tensor Gpt2::Attention(const Layer& l, const Tensor& q, const Tensor& k, const T
   if (step_pos == nullptr) return q.scaled_dot_product_attention(k, v, std::nullopt, 0.0, /*is_causal=*/true);
   Tensor slots = Tensor::arange(0, context_, 1, dtypes::int32).reshape({1, 1, context_, 1});
   Tensor here = slots == step_pos->reshape({1, 1, 1, 1});
-  Tensor keys = here.where(k, l.cache_k), values = here.where(v, l.cache_v);
-  Tensor(l.cache_k).assign(keys);  // handles share state: the member sees the new value
-  Tensor(l.cache_v).assign(values);
+  // Written in place (handles share state: the member sees the new value) and read back from the cache,
+  // so the new slot is stored once and attention reads the cache itself, not a second copy of it.
+  Tensor(l.cache_k).assign(here.where(k, l.cache_k));
+  Tensor(l.cache_v).assign(here.where(v, l.cache_v));
   Tensor visible = (slots <= step_pos->reshape({1, 1, 1, 1})).reshape({1, 1, 1, context_});
-  return q.scaled_dot_product_attention(keys, values, visible);
+  return q.scaled_dot_product_attention(l.cache_k, l.cache_v, visible);
 }
 
 Tensor Gpt2::Block(const Layer& l, const Tensor& x, const Tensor* step_pos) {
