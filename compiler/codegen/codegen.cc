@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "compiler/codegen/dtype_decomp.h"
 #include "compiler/codegen/expander.h"
@@ -32,10 +33,26 @@ bool FitsAVector(const Kernel::Axis& a) {
   return IsExpanded(a.type) && n >= 2 && n <= 16 && (n & (n - 1)) == 0;
 }
 
+bool Below(const UOp* low, const UOp* high) {
+  std::vector<const UOp*> stack{high};
+  absl::flat_hash_set<const UOp*> seen;
+  while (!stack.empty()) {
+    const UOp* u = stack.back();
+    stack.pop_back();
+    if (u == low) return true;
+    if (!seen.insert(u).second) continue;
+    for (const UOpRef& s : u->src()) stack.push_back(s.get());
+  }
+  return false;
+}
+
+bool Nested(const UOp* a, const UOp* b) { return a != b && (Below(a, b) || Below(b, a)); }
+
 // The expanded loops that become SIMD vectors, when the renderer has vectors: the first UPCAST/UNROLL
 // whose extent fits a vector, and when that is a reduce's UNROLL, the UNROLL of the same width of
 // every other REDUCE in the kernel (two reduces fused side by side, each summed on its own vectors);
-// empty when none.
+// empty when none. Reduces nested in one another are not side by side: lane i of the outer one sums
+// every lane of the inner one, so one vector cannot carry both.
 std::vector<UOpRef> VectorAxes(const Kernel& k, bool vectors) {
   std::vector<UOpRef> out;
   if (!vectors) return out;
@@ -54,6 +71,7 @@ std::vector<UOpRef> VectorAxes(const Kernel& k, bool vectors) {
     if (&a == first || a.type != AxisType::kUnroll || a.extent() != first->extent()) continue;
     const UOp* reduce = k.ReduceOf(a.range);
     if (reduce == nullptr || std::find(taken.begin(), taken.end(), reduce) != taken.end()) continue;
+    if (std::any_of(taken.begin(), taken.end(), [&](const UOp* t) { return Nested(t, reduce); })) continue;
     taken.push_back(reduce);
     out.push_back(a.range);
   }

@@ -69,6 +69,14 @@ void ExpectIllegal(Kernel k, const Opt& opt, const std::string& reason) {
   }
 }
 
+// A reduce nested in another (row sums of a matmul), both unrolled until no reduce loop is left: BEAM
+// reaches this by itself on the matmul + relu + sum of tests/compiler/cache_probe.cc.
+TEST(Unroll, NestedReducesUnrolledWhole) {
+  Tensor x = Tensor::rand({24, 16}), w = Tensor::rand({16, 32}), bias = Tensor::rand({32});
+  UOpRef ast = OnlyKernelAst((x.matmul(w) + bias).relu().sum({1}));
+  ExpectSameAsNoOpt(ast, {{OptOp::kUnroll, 1, 16}, {OptOp::kUnroll, 2, 16}});
+}
+
 TEST(PadTo, OutputAxisMasksTheAddedIterations) {
   UOpRef ast = OnlyKernelAst(Tensor::rand({30, 20}) * 2 + 1);
   Kernel k = StartKernel(ast, Cpu().info());
