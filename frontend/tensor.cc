@@ -158,20 +158,67 @@ Tensor Tensor::ones(const Shape& shape, DType dtype, std::string_view device) {
 
 Tensor Tensor::arange(Scalar stop) { return arange(0, stop); }
 
-// Materialized on the host: a lazy arange needs the cumulative-sum folding of a later issue.
-Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::string_view device) {
+namespace {
+
+// The dtype an arange of |dtype| is computed in lazily: int32 for integer results, float32 otherwise.
+DType ArangeArithmetic(DType dtype) { return dtype.is_float() ? dtypes::float32 : dtypes::int32; }
+
+// Whether start + i * step is exact for every i < n both in double (the host's and PyTorch's arithmetic)
+// and in |arith|: integral start and step, every value and every iota * step within int32, and below
+// 2^24 in float32 (which holds every integer up to there). Then the lazy IOTA form gives the same values
+// bit for bit.
+bool ArangeIsExact(double start, double step, int64_t n, DType arith) {
+  const double limit = arith.is_float() ? 16777216.0 : 2147483647.0;
+  double span = static_cast<double>(n - 1) * step;  // iota * step, before start is added
+  return n > 0 && start == std::floor(start) && step == std::floor(step) && std::abs(start) < limit &&
+         std::abs(span) < limit && std::abs(step) < limit && std::abs(start + span) < limit;
+}
+
+int64_t ArangeLength(const Scalar& start, const Scalar& stop, const Scalar& step) {
   if (step.value == 0) throw Error("arange: step must not be 0");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.value - start.value) / step.value)));
+  return std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.value - start.value) / step.value)));
+}
+
+// IOTA * step + start, computed where it is read: no buffer, and a compare against it stays visible to
+// the compiler (a one-hot reduce over it becomes an indexed load).
+Tensor LazyArange(double start, double step, int64_t n, DType dtype, const std::string& device) {
+  DType arith = ArangeArithmetic(dtype);
+  Tensor r(UOp::Make(Ops::kIota, arith, {}, n), device);
+  if (step != 1) r = r * Scalar(static_cast<int64_t>(step));
+  if (start != 0) r = r + Scalar(static_cast<int64_t>(start));
+  return arith == dtype ? r : r.cast(dtype);
+}
+
+bool IsTuple(const std::string& device) { return DeviceSet::FromName(device).names().size() > 1; }
+
+}  // namespace
+
+Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::string_view device) {
+  int64_t n = ArangeLength(start, stop, step);
   bool is_float = start.kind == Scalar::Kind::kFloat || stop.kind == Scalar::Kind::kFloat ||
                   step.kind == Scalar::Kind::kFloat;
+  std::string dev = CanonicalDevice(device);
+  DType dtype = is_float ? dtypes::float32 : dtypes::int32;
+  if (ArangeIsExact(start.value, step.value, n, dtype) && !IsTuple(dev))
+    return LazyArange(start.value, step.value, n, dtype, dev);
   if (is_float) {
     std::vector<float> v(n);
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(start.value + i * step.value);
-    return from_vector(v, Shape{n}, device);
+    return from_vector(v, Shape{n}, dev);
   }
   std::vector<int32_t> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>(start.value + i * step.value);
-  return from_vector(v, Shape{n}, device);
+  return from_vector(v, Shape{n}, dev);
+}
+
+Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype, std::string_view device) {
+  int64_t n = ArangeLength(start, stop, step);
+  std::string dev = CanonicalDevice(device);
+  if (ArangeIsExact(start.value, step.value, n, ArangeArithmetic(dtype)) && !IsTuple(dev))
+    return LazyArange(start.value, step.value, n, dtype, dev);
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start.value + static_cast<double>(i) * step.value;
+  return from_vector(v, Shape{n}, dev).cast(dtype);
 }
 
 Tensor Tensor::rand(const Shape& shape, DType dtype, std::string_view device) {

@@ -1,18 +1,10 @@
-// Tensor creation beyond the core: linspace, eye, arange with a dtype, and the *_like family.
+// Tensor creation beyond the core: linspace, eye, and the *_like family.
 #include <cmath>
 
 #include "frontend/shape_util.h"
 #include "frontend/tensor.h"
 
 namespace tg {
-
-Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype, std::string_view device) {
-  if (step.value == 0) throw Error("arange: step must not be 0");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((stop.value - start.value) / step.value)));
-  std::vector<double> v(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = start.value + static_cast<double>(i) * step.value;
-  return from_vector(v, Shape{n}, device).cast(dtype);
-}
 
 Tensor Tensor::linspace(double start, double stop, int64_t steps, DType dtype, std::string_view device) {
   if (steps < 0) throw Error("linspace: steps must be non-negative; got " + std::to_string(steps));

@@ -13,7 +13,7 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "ADD", "MUL", "IDIV", "MOD", "FDIV", "MAX", "CMPLT", "CMPNE", "CMPEQ", "XOR", "OR", "AND", "SHL", "SHR",
     "THREEFRY",
     "WHERE", "MULACC",
-    "REDUCE", "CONST",
+    "REDUCE", "CONST", "IOTA",
     "RANGE", "END", "IF", "ENDIF", "BARRIER",
     "INDEX", "LOAD", "STORE", "ASSIGN",
     "VECTORIZE", "GEP",

@@ -19,8 +19,9 @@ enum class Ops : uint8_t {
   kAdd, kMul, kIdiv, kMod, kFdiv, kMax, kCmpLt, kCmpNe, kCmpEq, kXor, kOr, kAnd, kShl, kShr, kThreefry,
   // ternary ALU
   kWhere, kMulAcc,
-  // reduce, const
-  kReduce, kConst,
+  // reduce, const; IOTA(arg n, tensor graph only) is the vector 0, 1, .., n-1 in its dtype, computed
+  // where it is read (rangeify lowers it to its loop index), so arange costs no buffer and rules see it
+  kReduce, kConst, kIota,
   // control
   kRange, kEnd, kIf, kEndIf, kBarrier,
   // memory

@@ -132,6 +132,9 @@ Range DeriveRange(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg
       else return Limits(d);
       return {v, v};
     }
+    case Ops::kIota:
+      if (const auto* n = std::get_if<int64_t>(&arg)) return {0, std::max<int64_t>(0, *n - 1)};
+      return Limits(d);
     case Ops::kRange: case Ops::kSpecial:
       if (src.empty()) return {0, DTypeMaxInt(d)};
       return {0, std::max<int64_t>(0, src[0]->vmax() - 1)};

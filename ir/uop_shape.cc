@@ -101,6 +101,12 @@ Shape Reduce(const Shape& in, const Arg& arg) {
   return out;
 }
 
+Shape Iota(const Arg& arg) {
+  const auto* n = std::get_if<int64_t>(&arg);
+  if (n == nullptr || *n < 0) Fail(Ops::kIota, {}, "arg must be a non-negative length, got " + ArgString(arg));
+  return Shape{*n};
+}
+
 // Kernel-level math mixes scalars freely with one common non-scalar shape.
 Shape Elementwise(Ops op, const std::vector<UOpRef>& src) {
   const Shape* common = nullptr;
@@ -169,6 +175,7 @@ Shape DeriveShape(Ops op, DType, const std::vector<UOpRef>& src, const Arg& arg)
     case Ops::kPad: case Ops::kShrink: return PadOrShrink(op, in, VectorArg(op, in, arg));
     case Ops::kFlip: return Flip(in, VectorArg(op, in, arg));
     case Ops::kReduce: return Reduce(in, arg);
+    case Ops::kIota: return Iota(arg);
     case Ops::kMulti: case Ops::kAllreduce: return Multi(op, src, arg);
     case Ops::kContiguous: case Ops::kDetach: case Ops::kCopy: case Ops::kAssign: return in;
     default: return {};

@@ -122,6 +122,11 @@ UOpRef PushElementwise(const Match& m) {
 
 UOpRef PushConst(const Match& m) { return m["idx"]->src(0); }  // c[i] -> c
 
+UOpRef PushIota(const Match& m) {  // iota[i] -> i, in the iota's dtype
+  auto [t, idx, gate] = Unpack(m["idx"]);
+  return idx[0]->cast(t->dtype());
+}
+
 UOpRef PushPassThrough(const Match& m) {  // contiguous(x)[i] -> x[i] when not materialized
   auto [t, idx, gate] = Unpack(m["idx"]);
   return Index(t->src(0), std::move(idx), gate);
@@ -182,6 +187,7 @@ const PatternMatcher& PushIndexRules() {
       {IndexOf({Ops::kReduce}), PushReduce},
       {IndexOf({Ops::kBuffer}), PushBuffer},
       {IndexOf({Ops::kConst}), PushConst},
+      {IndexOf({Ops::kIota}), PushIota},
       {IndexOf({Ops::kContiguous, Ops::kDetach}), PushPassThrough},
       {IndexOf(OpsWhere(IsAlu)), PushElementwise},
   });

@@ -78,6 +78,38 @@ TEST(Elementwise, CreationHelpers) {
   EXPECT_EQ(Tensor::full({}, 3).item<int32_t>(), 3);
 }
 
+// An integral arange is computed where it is read (no buffer behind it); it must give the host's
+// start + i * step in every dtype, negative steps and starts included.
+TEST(Elementwise, LazyArangeMatchesTheHostInEveryDtype) {
+  struct Params {
+    int64_t start, stop, step;
+  };
+  for (DType dtype : {dtypes::int32, dtypes::int64, dtypes::float32, dtypes::bfloat16, dtypes::int8})
+    for (Params p : {Params{0, 7, 1}, Params{5, -4, -3}, Params{-10, 10, 4}, Params{100, 101, 1}}) {
+      Tensor t = Tensor::arange(p.start, p.stop, p.step, dtype);
+      EXPECT_EQ(t.dtype(), dtype);
+      for (const UOpRef& u : t.uop()->toposort()) EXPECT_NE(u->op(), Ops::kBuffer) << dtype.name();
+      std::vector<float> want;
+      for (int64_t v = p.start; p.step > 0 ? v < p.stop : v > p.stop; v += p.step) want.push_back(static_cast<float>(v));
+      EXPECT_EQ(t.cast(dtypes::float32).to_vector<float>(), want) << dtype.name() << " from " << p.start;
+    }
+  EXPECT_EQ(Tensor::arange(3, 0, -1).to_vector<int32_t>(), (std::vector<int32_t>{3, 2, 1}));
+  EXPECT_EQ(Tensor::arange(2.0, 5.0, 1.0).to_vector<float>(), (std::vector<float>{2, 3, 4}));
+}
+
+// Past 2^24 float32 no longer holds every integer: those aranges are made on the host in double
+// and rounded once, as PyTorch does, not accumulated in float32.
+TEST(Elementwise, ArangeBeyondFloatPrecisionRoundsOnce) {
+  const int64_t start = (int64_t{1} << 24) - 2;
+  std::vector<float> want;
+  for (int64_t i = 0; i < 6; ++i) want.push_back(static_cast<float>(static_cast<double>(start + i)));
+  EXPECT_EQ(Tensor::arange(start, start + 6, 1, dtypes::float32).to_vector<float>(), want);
+  EXPECT_EQ(Tensor::arange(static_cast<double>(start), static_cast<double>(start + 6), 1.0).to_vector<float>(), want);
+  std::vector<int32_t> ints;  // int32 holds these: lazy and exact
+  for (int64_t i = 0; i < 6; ++i) ints.push_back(static_cast<int32_t>(start + i));
+  EXPECT_EQ(Tensor::arange(start, start + 6).to_vector<int32_t>(), ints);
+}
+
 TEST(Elementwise, RandIsSeededAndInRange) {
   Tensor::manual_seed(42);
   auto first = Tensor::rand({1000}).to_vector<float>();
