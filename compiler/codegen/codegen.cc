@@ -11,6 +11,7 @@
 #include "compiler/codegen/gpudims.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
+#include "compiler/codegen/one_hot_reduces.h"
 #include "compiler/codegen/transcendental.h"
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
@@ -145,6 +146,10 @@ Kernel StartKernel(const UOpRef& ast, const Target& target) {
   target.renderer();  // a device the compiler cannot render for fails here, before any work
   CheckHalfSupport(ast, target);
   UOpRef simple = viz::TracePass("simplify", ast, [&] { return Simplify(ast); });
+  simple = viz::TracePass("one-hot reduces", simple, [&] {
+    UOpRef collapsed = graph_rewrite(simple, OneHotReduceRules());
+    return collapsed == simple ? simple : Simplify(collapsed);  // a kernel without one stays as it was
+  });
   UOpRef decomposed = viz::TracePass("decompose bfloat16", simple, [&] { return DecomposeBfloat16(simple); });
   return Kernel(decomposed, target.launch_dims);
 }
