@@ -206,7 +206,10 @@ std::vector<float> LlmModel::Prefill(const std::vector<int>& tokens) {
   CheckFits(tokens);
   const int64_t t = static_cast<int64_t>(tokens.size());
   Tensor ids = Tensor::from_vector(std::vector<int32_t>(tokens.begin(), tokens.end()), Shape{1, t});
-  Tensor positions = Tensor::arange(pos_, pos_ + t, 1, dtypes::int32);
+  // Data, not an arange: an arange from pos_ would bake pos_ into the kernels and recompile each turn.
+  std::vector<int32_t> at(t);
+  for (int64_t i = 0; i < t; ++i) at[i] = static_cast<int32_t>(pos_ + i);
+  Tensor positions = Tensor::from_vector(at, Shape{t});
   CacheUse cache{&positions, Bucket(pos_ + t)};
   Tensor last = Logits(ids, positions, &cache).shrink({{0, 1}, {t - 1, t}, {0, config_.vocab_size}});
   std::vector<Tensor> outs{last};
