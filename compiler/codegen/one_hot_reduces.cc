@@ -51,17 +51,39 @@ bool ZeroIsIdentity(Ops op, DType dtype) {
   return op == Ops::kAdd || (op == Ops::kMax && (dtype.is_bool() || dtype.is_unsigned()));
 }
 
-// REDUCE(c ? x : 0, ranges) or REDUCE(cast(c ? x : 0), ranges) with r in ranges and `r == e` a
-// conjunct of c:  valid(e) ? (c ? x : 0)[r := e, that conjunct := true] : 0, over the other ranges.
+// A reduce's body read as (cond ? value : 0).
+struct Selection {
+  UOpRef cond, value;
+};
+
+// where(c, x, 0) and casts of it; a bool cast to a number (c ? 1 : 0); and a product with one of
+// those, x * (c ? v : 0) = c ? x * v : 0. The product form drops what x is where c is false, so an inf
+// or NaN there no longer makes the sum NaN: the sum becomes the gather it spells (PyTorch's losses
+// gather too).
+std::optional<Selection> AsSelection(const UOpRef& u) {
+  if (u->op() == Ops::kWhere && u->src(2)->is_const_value(int64_t{0})) return Selection{u->src(0), u->src(1)};
+  if (u->op() == Ops::kCast && u->src(0)->dtype().is_bool() && !u->dtype().is_bool())
+    return Selection{u->src(0), u->const_like(int64_t{1})};
+  if (u->op() == Ops::kCast) {
+    std::optional<Selection> inner = AsSelection(u->src(0));
+    if (inner) return Selection{inner->cond, inner->value->cast(u->dtype())};
+  }
+  if (u->op() == Ops::kMul) {
+    if (std::optional<Selection> a = AsSelection(u->src(0))) return Selection{a->cond, a->value * u->src(1)};
+    if (std::optional<Selection> b = AsSelection(u->src(1))) return Selection{b->cond, u->src(0) * b->value};
+  }
+  return std::nullopt;
+}
+
+// REDUCE(body, ranges) with body = (c ? x : 0), r in ranges and `r == e` a conjunct of c:
+// (valid(e) && c') ? x' : 0 over the other ranges, where ' is r := e with that conjunct true.
 UOpRef CollapseOneHot(const Match& m) {
   const UOpRef& red = m["red"];
-  const Ops op = red->arg_as<ReduceArg>().op;
-  if (!ZeroIsIdentity(op, red->dtype())) return nullptr;
-  const UOpRef& body = red->src(0);
-  const UOpRef& select = body->op() == Ops::kCast ? body->src(0) : body;
-  if (select->op() != Ops::kWhere || !select->src(2)->is_const_value(int64_t{0})) return nullptr;
+  if (!ZeroIsIdentity(red->arg_as<ReduceArg>().op, red->dtype())) return nullptr;
+  std::optional<Selection> body = AsSelection(red->src(0));
+  if (!body) return nullptr;
   std::vector<UOpRef> conjuncts;
-  Conjuncts(select->src(0), conjuncts);
+  Conjuncts(body->cond, conjuncts);
   for (size_t i = 1; i < red->src().size(); ++i) {
     const UOpRef& r = red->src(i);
     if (r->op() != Ops::kRange || !r->src(0)->is_const()) continue;
@@ -71,8 +93,9 @@ UOpRef CollapseOneHot(const Match& m) {
       UOpRef valid = logical_and(logical_not(lt(*e, (*e)->const_like(int64_t{0}))),
                                  lt(*e, (*e)->const_like(r->src(0)->const_int())));
       UOpRef at = valid->where(*e, (*e)->const_like(int64_t{0}))->cast(r->dtype());
-      UOpRef picked = Substitute(body, {{conjunct.get(), conjunct->const_like(true)}, {r.get(), at}});
-      picked = valid->where(picked, picked->const_like(int64_t{0}));
+      NodeMap pick{{conjunct.get(), conjunct->const_like(true)}, {r.get(), at}};
+      UOpRef value = Substitute(body->value, pick);
+      UOpRef picked = logical_and(valid, Substitute(body->cond, pick))->where(value, value->const_like(int64_t{0}));
       std::vector<UOpRef> src{picked};
       for (size_t j = 1; j < red->src().size(); ++j)
         if (j != i) src.push_back(red->src(j));

@@ -1,6 +1,7 @@
 // One-hot reduces: sum_r (r == e ? x(r) : 0) becomes one indexed load. Each case checks the kernel
 // that runs (no REDUCE left where e is free of r, one kept where it is not) and its values against
 // host loops, out-of-range and negative selections (which pick nothing) included.
+#include <limits>
 #include <vector>
 
 #include "compiler/codegen/codegen.h"
@@ -50,6 +51,23 @@ TEST(OneHotReduce, ComparedAgainstArangeIsAnIndexedLoad) {
   Tensor picked = hot.where(w.reshape({1, rows, cols}), 0.0f).sum({1});
   EXPECT_EQ(ReducesAfterCodegen(picked), 0);
   EXPECT_EQ(picked.to_vector<float>(), HostRows(table, rows, cols, ids));
+}
+
+// The losses' form: values times the bool one-hot (a cast to float), summed over the classes. It reads
+// as the gather it spells, so an inf in a class not picked stays out of the sum (as in PyTorch's
+// gather-based losses) instead of making it NaN.
+TEST(OneHotReduce, AProductWithTheOneHotCollapsesToo) {
+  const int64_t rows = 6, cols = 5;
+  std::vector<float> table = Table(rows, cols);
+  table[1] = -std::numeric_limits<float>::infinity();  // row 0 picks column 4
+  std::vector<int> ids{4, 0, 2, 7, -1, 1};
+  Tensor x = Tensor::from_vector(table, Shape{rows, cols});
+  Tensor y = Tensor::from_vector(std::vector<int32_t>(ids.begin(), ids.end()), Shape{rows, 1});
+  Tensor picked = (x * y.eq(Tensor::arange(0, cols).reshape({1, cols}))).sum({1});
+  EXPECT_EQ(ReducesAfterCodegen(picked), 0);
+  std::vector<float> want;
+  for (int64_t r = 0; r < rows; ++r) want.push_back(ids[r] >= 0 && ids[r] < cols ? table[r * cols + ids[r]] : 0.0f);
+  EXPECT_EQ(picked.to_vector<float>(), want);
 }
 
 TEST(OneHotReduce, WideIndicesCollapseToo) {
