@@ -180,16 +180,18 @@ int64_t ArangeLength(const Scalar& start, const Scalar& stop, const Scalar& step
 }
 
 // IOTA * step + start, computed where it is read: no buffer, and a compare against it stays visible to
-// the compiler (a one-hot reduce over it becomes an indexed load).
-Tensor LazyArange(double start, double step, int64_t n, DType dtype, const std::string& device) {
+// the compiler (a one-hot reduce over it becomes an indexed load). Empty where that is not exact or the
+// device is a tuple (a lazy node has no shards); the caller then makes the values on the host.
+std::optional<Tensor> LazyArange(const Scalar& start, const Scalar& step, int64_t n, DType dtype,
+                                 const std::string& device) {
   DType arith = ArangeArithmetic(dtype);
+  if (!ArangeIsExact(start.value, step.value, n, arith) || DeviceSet::FromName(device).size() > 1)
+    return std::nullopt;
   Tensor r(UOp::Make(Ops::kIota, arith, {}, n), device);
-  if (step != 1) r = r * Scalar(static_cast<int64_t>(step));
-  if (start != 0) r = r + Scalar(static_cast<int64_t>(start));
+  if (step.value != 1) r = r * Scalar(static_cast<int64_t>(step.value));
+  if (start.value != 0) r = r + Scalar(static_cast<int64_t>(start.value));
   return arith == dtype ? r : r.cast(dtype);
 }
-
-bool IsTuple(const std::string& device) { return DeviceSet::FromName(device).names().size() > 1; }
 
 }  // namespace
 
@@ -198,9 +200,8 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::string_view d
   bool is_float = start.kind == Scalar::Kind::kFloat || stop.kind == Scalar::Kind::kFloat ||
                   step.kind == Scalar::Kind::kFloat;
   std::string dev = CanonicalDevice(device);
-  DType dtype = is_float ? dtypes::float32 : dtypes::int32;
-  if (ArangeIsExact(start.value, step.value, n, dtype) && !IsTuple(dev))
-    return LazyArange(start.value, step.value, n, dtype, dev);
+  if (std::optional<Tensor> lazy = LazyArange(start, step, n, is_float ? dtypes::float32 : dtypes::int32, dev))
+    return *lazy;
   if (is_float) {
     std::vector<float> v(n);
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<float>(start.value + i * step.value);
@@ -214,8 +215,7 @@ Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, std::string_view d
 Tensor Tensor::arange(Scalar start, Scalar stop, Scalar step, DType dtype, std::string_view device) {
   int64_t n = ArangeLength(start, stop, step);
   std::string dev = CanonicalDevice(device);
-  if (ArangeIsExact(start.value, step.value, n, ArangeArithmetic(dtype)) && !IsTuple(dev))
-    return LazyArange(start.value, step.value, n, dtype, dev);
+  if (std::optional<Tensor> lazy = LazyArange(start, step, n, dtype, dev)) return *lazy;
   std::vector<double> v(n);
   for (int64_t i = 0; i < n; ++i) v[i] = start.value + static_cast<double>(i) * step.value;
   return from_vector(v, Shape{n}, dev).cast(dtype);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "compiler/codegen/dtype_decomp.h"
 #include "compiler/codegen/expander.h"
@@ -35,15 +34,8 @@ bool FitsAVector(const Kernel::Axis& a) {
 }
 
 bool Below(const UOp* low, const UOp* high) {
-  std::vector<const UOp*> stack{high};
-  absl::flat_hash_set<const UOp*> seen;
-  while (!stack.empty()) {
-    const UOp* u = stack.back();
-    stack.pop_back();
-    if (u == low) return true;
-    if (!seen.insert(u).second) continue;
-    for (const UOpRef& s : u->src()) stack.push_back(s.get());
-  }
+  for (const UOpRef& u : high->toposort())
+    if (u.get() == low) return true;
   return false;
 }
 
