@@ -46,11 +46,13 @@ bool FusionRules::StoreNestedReduce(const UOp* reduce) {
 }
 
 bool FusionRules::StoreElementwise(const UOp* u) {
-  if (ChainCost(u, kExpensiveChain) < kExpensiveChain) return false;
+  int cost = ChainCost(u, kExpensiveChain);
+  if (cost < kCheapestRepeatedChain) return false;
   double in_reduce = 0;
   for (const Reader& r : ReadersOf(u))
     if (r.in_reduce) in_reduce += r.per_element;
-  return in_reduce >= 2;
+  if (cost >= kExpensiveChain) return in_reduce >= 2;
+  return cost * (in_reduce / kTileReuse) >= kExpensiveChain;
 }
 
 // Walks |u|'s fused sources: ALU ops cost their work, everything the kernel would load (a buffer, a

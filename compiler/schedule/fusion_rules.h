@@ -35,13 +35,21 @@ class FusionRules {
 
   // Whether |u| should be its own kernel's output rather than fused into its readers:
   //  - elementwise: its chain costs at least kExpensiveChain per evaluation beyond the load that
-  //    would replace it, and reduce loops would evaluate each of its elements at least twice;
+  //    would replace it, and reduce loops would evaluate each of its elements at least twice; or it
+  //    costs less, but reduce loops evaluate it so often that tiling does not amortize it;
   //  - a reduce: its loop is at least kLongNestedLoop long and another reduce's loop would hold it.
   bool StoreInstead(const UOp* u);
 
   // ALU work plus leaf loads of one evaluation of a chain, minus the one load reading it back
   // would cost (a transcendental counts as the polynomial it is lowered to).
   static constexpr int kExpensiveChain = 8;
+  // A cheaper chain (an activation and a bias, a residual add with a per-channel scale) is stored
+  // when the reduce loops reading it would still evaluate it kExpensiveChain work's worth per element
+  // after a register tile has shared each evaluation among kTileReuse outputs: a convolution reads
+  // each input element once per output channel and tap (hundreds of times). Chains of one op on one
+  // load always ride along.
+  static constexpr int kCheapestRepeatedChain = 2;
+  static constexpr double kTileReuse = 16;
   static constexpr int64_t kLongNestedLoop = 64;
 
  private:

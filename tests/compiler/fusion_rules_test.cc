@@ -108,6 +108,54 @@ TEST(RecomputeRule, CheapChainsStayFused) {
   EXPECT_EQ(Kernels({e / e.sum({1}, true)}).size(), 3u);
 }
 
+// The reduce kernels of |roots| and the buffers each reads (its DEFINE_GLOBALs less the output).
+std::vector<int> BuffersReadByReduces(const std::vector<Tensor>& roots) {
+  std::vector<int> out;
+  for (const UOpRef& ast : Kernels(roots)) {
+    if (!Contains(ast, Ops::kReduce)) continue;
+    int globals = 0;
+    for (const UOpRef& u : ast->toposort()) globals += u->op() == Ops::kDefineGlobal;
+    out.push_back(globals - 1);
+  }
+  return out;
+}
+
+// A residual add with a per-channel gate (PP-OCR's detector head, x + x * s[c]) feeding a 3 x 3
+// convolution over 24 output channels: fused, the conv's loop would evaluate it 24 x 9 times per input
+// element, with a load of x and of s each time. Stored, the conv reads the gated input and the weight.
+TEST(RecomputeRule, CheapChainReadHundredsOfTimesByAConvIsStored) {
+  Tensor x = Tensor::rand({1, 16, 6, 18}), s = Tensor::rand({1, 16, 1, 1}), w = Tensor::rand({24, 16, 3, 3});
+  EXPECT_EQ(BuffersReadByReduces({(x + x * s).conv2d(w, std::nullopt, 1, 1, 1, 1)}), std::vector<int>{2});
+}
+
+// A hidden layer's bias and ReLU read by the next layer's 512 output columns: stored once (in the
+// kernel of the reduce before it) rather than evaluated again for every tile of columns. Read by 3
+// columns it rides along (CheapChainsStayFused).
+TEST(RecomputeRule, CheapChainReadByAWideMatmulIsStored) {
+  Tensor a = Tensor::rand({8, 64}), w1 = Tensor::rand({64, 32}), b = Tensor::rand({32}), w2 = Tensor::rand({32, 512});
+  std::vector<int> reads = BuffersReadByReduces({(a.matmul(w1) + b).relu().matmul(w2)});
+  ASSERT_EQ(reads.size(), 2u);
+  EXPECT_EQ(reads[1], 2) << "the second matmul reads the stored activation and its weight";
+}
+
+TEST(RecomputeRule, StoredCheapChainComputesTheSameValues) {
+  const int n = 3, k = 16, f = 8, m = 256;
+  std::vector<float> av = Ramp(n * k, 7, 0.3f), w1v = Ramp(k * f, 11, 0.1f), bv = Ramp(f, 5, 0.2f), w2v = Ramp(f * m, 13, 0.05f);
+  Tensor a = Tensor::from_vector(av, Shape{n, k}), w1 = Tensor::from_vector(w1v, Shape{k, f});
+  Tensor b = Tensor::from_vector(bv, Shape{f}), w2 = Tensor::from_vector(w2v, Shape{f, m});
+  std::vector<float> got = (a.matmul(w1) + b).relu().matmul(w2).to_vector<float>();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      float want = 0;
+      for (int q = 0; q < f; ++q) {
+        float h = bv[q];
+        for (int r = 0; r < k; ++r) h += av[i * k + r] * w1v[r * f + q];
+        want += std::max(h, 0.0f) * w2v[q * m + j];
+      }
+      EXPECT_NEAR(got[i * m + j], want, 1e-4f * (1 + std::fabs(want))) << i << " " << j;
+    }
+}
+
 // A cat of reduces pads each into the joined length; fused, the joining kernel would run every
 // reduce's loop for every element of the result.
 TEST(ReduceThroughPad, CatOfReducesRealizesEachReduce) {
