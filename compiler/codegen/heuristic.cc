@@ -119,22 +119,52 @@ int Gathers(const Kernel& k, const UOpRef& range) {
   return n;
 }
 
+// Share of the FMA units' width a vector along |extent| keeps busy: full |lanes| vectors over the
+// extent padded to a multiple of them, or the widest vector of at least 4 lanes that divides it
+// unpadded (0 when none does: the axis would run scalar).
+double PaddedShare(int64_t extent, int lanes) {
+  int64_t padded = (extent + lanes - 1) / lanes * lanes;
+  return static_cast<double>(extent) / static_cast<double>(padded);
+}
+
+double UnpaddedShare(int64_t extent, int lanes) {
+  for (int w = lanes; w >= 4; w /= 2)
+    if (extent % w == 0) return static_cast<double>(w) / lanes;
+  return 0;
+}
+
+bool LoadContiguousVectorFits(const Kernel& k, size_t i, int width, const Target& target);  // below
+
+// The largest share of the FMA width that unpadded vectors along an output axis other than
+// |padded_axis|, read contiguously by some load, would keep busy (0 when none takes 4 lanes).
+double UnpaddedShareElsewhere(const Kernel& k, size_t padded_axis, int lanes, const Target& target) {
+  for (int w = lanes; w >= 4; w /= 2)
+    for (size_t j = 0; j < k.axes().size(); ++j)
+      if (j != padded_axis && LoadContiguousVectorFits(k, j, w, target)) return static_cast<double>(w) / lanes;
+  return 0;
+}
+
 // A reduce's contiguous output axis that the full SIMD width does not divide (conv2d's 56 columns on
-// AVX-512) is padded to a multiple of it when the padding is at most an eighth of the padded axis and
-// the vector gathers no more loads than one along a reduce axis would: a multiply-add on 16 lanes
-// with 8 of every 64 masked off does 87.5% useful work, one on 8 lanes half of what the FMA units
-// can (they take either width at the same rate). Measured on W4: 1.27x with LLVM's masked loads and
-// stores; 0.82x with C's, which test every lane first.
+// AVX-512, a small feature map's 18 or 9) is padded to a multiple of it when that keeps more of the
+// FMA units busy than the widest unpadded vector would, at least half of them, and the vector gathers
+// no more loads than one along a reduce axis would: a multiply-add on 16 lanes with 8 of every 64
+// masked off does 87.5% useful work, one on 8 lanes half of what the FMA units can (they take either
+// width at the same rate), and 18 columns in 32 lanes still do 56% where scalar code does 6%.
+// Measured on W4: 1.27x with LLVM's masked loads and stores; 0.82x with C's, which test every lane
+// first. Padding that masks more than an eighth also yields to another output axis that some load
+// walks contiguously, unpadded, at a width that keeps as many lanes busy (a weight gradient's 16
+// output channels against its 9 taps: 2.4x faster).
 bool PadContiguousOutput(Kernel& k, int lanes, const Target& target) {
-  constexpr int64_t kMaxPaddingShare = 8;  // padding <= padded extent / 8
+  constexpr double kMinShare = 0.5, kCheapShare = 7.0 / 8;
   if (!target.masked_vectors || k.RangesOf(AxisType::kReduce).empty()) return false;
   const Access store = Accesses(k.ast()).back();
   for (int i = static_cast<int>(k.axes().size()) - 1; i >= 0; --i) {
     const auto& a = k.axes()[i];
     if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
     if (Kernel::Stride(store.index, a.range) != 1) continue;
-    int64_t padded = (a.extent() + lanes - 1) / lanes * lanes;
-    if (a.extent() % lanes == 0 || a.extent() < lanes || (padded - a.extent()) * kMaxPaddingShare > padded) return false;
+    double share = PaddedShare(a.extent(), lanes);
+    if (a.extent() % lanes == 0 || share < kMinShare || share <= UnpaddedShare(a.extent(), lanes)) return false;
+    if (share < kCheapShare && share <= UnpaddedShareElsewhere(k, i, lanes, target)) return false;
     if (Gathers(k, a.range) > 0) return false;  // a strided input: the padded lanes would be gathered too
     for (const auto& r : k.axes())
       if (r.type == AxisType::kReduce && r.extent() % lanes == 0 && Gathers(k, r.range) < Gathers(k, a.range)) return false;
@@ -449,11 +479,14 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
     if (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) outputs *= a.extent();
   bool narrower = stored.itemsize() == 4 && !stored.is_bool() && outputs >= 4096;
   constexpr int kNarrowestVector = 4;
+  constexpr int64_t kMinPaddedWork = int64_t{1} << 16;  // a small convolution's multiply-adds, and more
   bool tiled = target.vectors && stored.itemsize() == 4 && !stored.is_bool() && UpcastCostlyOutput(k, lanes, target);
   if (tiled) UpcastReusedOutput(k, target);
   // No second vector per row on a padded axis: its unrolled taps then hold twice the input vectors
   // and spill (W4: 1.5x slower than one vector by 16 rows).
-  if (!tiled && target.vectors && narrower && PadContiguousOutput(k, lanes, target)) {
+  bool enough_work = outputs * ReduceLength(k) >= kMinPaddedWork;
+  if (!tiled && target.vectors && stored.itemsize() == 4 && !stored.is_bool() && (narrower || enough_work) &&
+      PadContiguousOutput(k, lanes, target)) {
     UpcastReusedOutput(k, target);
     tiled = true;
   }

@@ -70,6 +70,11 @@ TEST(PaddedConv, MatchesHost) {
       {1, 4, 6, 56, 8, 3, 1, 1, 1, {1, 1, 1, 1}},      // W4's 56 columns: padded to 64 for 16 lanes
       {1, 4, 6, 30, 8, 3, 1, 1, 1, {1, 1, 1, 1}},      // 30 columns: padded to 32 for 8 or 16 lanes
       {1, 4, 5, 60, 8, 5, 1, 1, 1, {2, 2, 2, 2}},      // 5x5 over 60 columns: padded, its columns unrolled
+      {1, 32, 6, 18, 24, 3, 1, 1, 1, {1, 1, 1, 1}},    // a small feature map: 18 columns in 32 lanes
+      {1, 24, 3, 9, 24, 3, 1, 1, 1, {1, 1, 1, 1}},     // 9 columns in one vector, more than half masked
+      {1, 48, 6, 18, 48, 5, 48, 1, 1, {2, 2, 2, 2}},   // depthwise 5x5 on 18 columns
+      {1, 64, 3, 9, 48, 1, 1, 1, 1, {0, 0, 0, 0}},     // a pointwise (1x1) convolution on 9 columns
+      {2, 16, 4, 36, 16, 3, 1, 1, 1, {1, 0, 2, 1}},    // 36 columns, uneven padding
   };
   uint32_t seed = 1;
   for (const ConvCase& c : cases) {
@@ -153,6 +158,26 @@ TEST(PaddedConv, ColumnsPadToTheFullWidthWhereMasksAreOneInstruction) {
     Kernel k = HeuristicAtWidth(ast, vector_bytes, masked);
     for (const Opt& o : k.applied()) EXPECT_NE(o.op, OptOp::kPadTo) << vector_bytes << ": " << OptsText(k);
   }
+}
+
+// A small feature map (PP-OCR's detector at 1/16 scale: 6 x 18) is vectorized along its 18 columns,
+// padded to 32 lanes where masks are one instruction: 56% of the FMA width busy, where no unpadded
+// vector of 4 or more lanes divides 18 and the kernel ran scalar. 9 columns still fill over half of
+// 16 lanes; 7 would not, and stay unpadded.
+TEST(PaddedConv, SmallFeatureMapsPadWhenThatBeatsScalar) {
+  for (int64_t columns : {18, 9}) {
+    UOpRef ast = ConvKernelAst({1, 96, 6, columns, 24, 3, 1, 1, 1, {1, 1, 1, 1}});
+    ASSERT_TRUE(ast);
+    Kernel k = HeuristicAtWidth(ast, 64, true);
+    ASSERT_GE(k.applied().size(), 2u) << columns;
+    EXPECT_EQ(k.applied()[0].op, OptOp::kPadTo) << columns << ": " << OptsText(k);
+    EXPECT_EQ(k.applied()[1].op, OptOp::kUpcast) << columns << ": " << OptsText(k);
+    EXPECT_EQ(k.applied()[1].amount, 16) << columns << ": " << OptsText(k);
+  }
+  UOpRef narrow = ConvKernelAst({1, 96, 6, 7, 24, 3, 1, 1, 1, {1, 1, 1, 1}});
+  ASSERT_TRUE(narrow);
+  Kernel k = HeuristicAtWidth(narrow, 64, true);
+  for (const Opt& o : k.applied()) EXPECT_NE(o.op, OptOp::kPadTo) << OptsText(k);
 }
 
 // A strided convolution gathers its input along the columns: no padding (the padded lanes would be

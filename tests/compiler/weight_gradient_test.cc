@@ -97,6 +97,19 @@ TEST(WeightGradient, PatchFormsMatchHostAtTileEdges) {
   }
 }
 
+// 9 taps where masked vectors are one instruction: the 32 output channels take whole vectors,
+// unpadded, and the taps the tile's rows; padding the taps to 16 lanes (7 masked) ran conv1's
+// gradient 2.4x slower (W9).
+TEST(WeightGradient, TapsAreNotPaddedWhereTheChannelsFillWholeVectors) {
+  GradCase c{4608, 32, 9};
+  UOpRef ast = ReduceKernelAst(PatchWeightGradient(Random(c.rows * c.outs, 1), Random(c.rows * c.taps, 2), c));
+  Kernel k = HeuristicAtWidth(ast, 64, true);
+  ASSERT_FALSE(k.applied().empty());
+  for (const Opt& o : k.applied()) EXPECT_NE(o.op, OptOp::kPadTo) << o.str();
+  EXPECT_EQ(k.applied().front().op, OptOp::kUpcast) << k.applied().front().str();
+  EXPECT_EQ(k.applied().front().amount, 16) << k.applied().front().str();
+}
+
 // A Linear layer's weight gradient behind a ReLU, as an MLP's backward fuses it: dW[o][k] = sum over
 // rows r of (h[r][o] + bias[o] > 0 ? up[r][o] : 0) * x[r][k]. The activation's backward moves with
 // o only, the input with k only.
