@@ -138,11 +138,14 @@ def gpt(steps, batch=16, context=64, dim=64, layers=2, heads=4):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--gpt-steps", type=int, default=200)
+    ap.add_argument("--gpt-steps", type=int, default=200, help="0 skips the gpt run; otherwise more than 10 (warm-up)")
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    gpt(a.gpt_steps)
+    if a.gpt_steps != 0 and a.gpt_steps <= 10:
+        ap.error("--gpt-steps must be 0 (skip) or more than the 10 warm-up steps")
+    if a.gpt_steps:
+        gpt(a.gpt_steps)
     fashion(a.epochs)
 
 
