@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/container/flat_hash_map.h"
 #include "frontend/devices.h"
 #include "frontend/load_budget.h"
 #include "frontend/onnx/graph.h"
@@ -23,20 +24,30 @@ struct Model::Impl {
 
 namespace {
 
-// The values visible while a graph runs: its own, then (for If branches) the enclosing graph's.
+// The values visible while a graph runs: its own (inputs and node outputs, which shadow its
+// initializers), its initializers read in place from the graph (a run copies none of them), then (for
+// If branches and loop bodies) the enclosing graph's. Hash maps: a model's run looks a name up for
+// every input of every node.
 struct Scope {
   const Scope* outer = nullptr;
-  std::map<std::string, Tensor> values;
-  std::map<std::string, HostValues> host;
+  const Graph* graph = nullptr;
+  absl::flat_hash_map<std::string, Tensor> values;
+  absl::flat_hash_map<std::string, HostValues> host;
   const Tensor* find(const std::string& name) const {
-    for (const Scope* s = this; s != nullptr; s = s->outer)
+    for (const Scope* s = this; s != nullptr; s = s->outer) {
       if (auto it = s->values.find(name); it != s->values.end()) return &it->second;
+      if (s->graph == nullptr) continue;
+      if (auto it = s->graph->initializers.find(name); it != s->graph->initializers.end()) return &it->second;
+    }
     return nullptr;
   }
   const HostValues* find_host(const std::string& name) const {
     for (const Scope* s = this; s != nullptr; s = s->outer) {
       if (auto it = s->host.find(name); it != s->host.end()) return &it->second;
-      if (s->values.count(name)) return nullptr;  // shadowed by a value without host values
+      if (s->values.contains(name)) return nullptr;  // shadowed by a value without host values
+      if (s->graph == nullptr || !s->graph->initializers.count(name)) continue;
+      auto it = s->graph->host_values.find(name);
+      return it == s->graph->host_values.end() ? nullptr : &it->second;
     }
     return nullptr;
   }
@@ -67,7 +78,7 @@ void RunNode(const Node& node, Scope& scope, const std::string& device) {
                     throw Error("the subgraph declares " + std::to_string(sub.inputs.size()) + " inputs but is given " +
                                 std::to_string(bound.size()));
                   // Bound inputs shadow the subgraph's initializers and the enclosing scopes' names.
-                  Scope inner{&scope, {}, {}};
+                  Scope inner{&scope, nullptr, {}, {}};
                   for (size_t i = 0; i < bound.size(); ++i) inner.values.insert_or_assign(sub.inputs[i].name, bound[i]);
                   return RunGraph(sub, inner, device);
                 });
@@ -84,10 +95,7 @@ void RunNode(const Node& node, Scope& scope, const std::string& device) {
 }
 
 std::vector<Tensor> RunGraph(const Graph& g, Scope& scope, const std::string& device) {
-  // emplace: an input the caller gave under an initializer's name overrides it.
-  for (const auto& [name, t] : g.initializers)
-    if (scope.values.emplace(name, t).second)
-      if (auto h = g.host_values.find(name); h != g.host_values.end()) scope.host[name] = h->second;
+  scope.graph = &g;  // an input the caller gave under an initializer's name overrides it (Scope::find)
   for (const Node& node : g.nodes) {
     try {
       RunNode(node, scope, device);

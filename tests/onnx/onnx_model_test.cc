@@ -68,6 +68,31 @@ TEST(OnnxModel, RunsWithDynamicBatch) {
   EXPECT_THAT(y2.to_vector<float>(), ElementsAre(5.5f, 0.f, 0.5f, 6.f));
 }
 
+// An initializer given as an input overrides the model's value for that run only, in kernels and where
+// an op reads its values on the host (Reshape's shape); the next run without it uses the model's again.
+TEST(OnnxModel, AnInitializerGivenAsAnInputOverridesItForThatRun) {
+  ::onnx::GraphProto g;
+  *g.add_input() = Value("x", ::onnx::TensorProto::FLOAT, {2, 3});
+  *g.add_output() = Value("y", ::onnx::TensorProto::FLOAT, {});
+  *g.add_initializer() = FloatTensor("b", {1}, {10});
+  *g.add_initializer() = Int64Tensor("shape", {2}, {3, 2});
+  *g.add_node() = Node("Add", {"x", "b"}, {"xb"});
+  *g.add_node() = Node("Reshape", {"xb", "shape"}, {"y"});
+  onnx::Model m = onnx::load_from_bytes(Bytes(Model(g)));
+  Tensor x = Tensor::from_vector<float>({0, 1, 2, 3, 4, 5}, Shape{2, 3});
+  Tensor y = m.run({{"x", x}}).at("y");
+  EXPECT_EQ(y.shape(), (Shape{3, 2}));
+  EXPECT_THAT(y.to_vector<float>(), ElementsAre(10, 11, 12, 13, 14, 15));
+  Tensor overridden = m.run({{"x", x}, {"b", Tensor::from_vector<float>({-1}, Shape{1})},
+                             {"shape", Tensor::from_vector<int64_t>({6}, Shape{1})}})
+                          .at("y");
+  EXPECT_EQ(overridden.shape(), (Shape{6}));
+  EXPECT_THAT(overridden.to_vector<float>(), ElementsAre(-1, 0, 1, 2, 3, 4));
+  Tensor again = m.run({{"x", x}}).at("y");
+  EXPECT_EQ(again.shape(), (Shape{3, 2}));
+  EXPECT_THAT(again.to_vector<float>(), ElementsAre(10, 11, 12, 13, 14, 15));
+}
+
 TEST(OnnxModel, InputErrorsNameTheInput) {
   onnx::Model m = onnx::load_from_bytes(Bytes(Linear()));
   try {
