@@ -477,16 +477,16 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
   int64_t outputs = 1;
   for (const auto& a : k.axes())
     if (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) outputs *= a.extent();
-  bool narrower = stored.itemsize() == 4 && !stored.is_bool() && outputs >= 4096;
+  bool lanes32 = stored.itemsize() == 4 && !stored.is_bool();
+  bool narrower = lanes32 && outputs >= 4096;
   constexpr int kNarrowestVector = 4;
   constexpr int64_t kMinPaddedWork = int64_t{1} << 16;  // a small convolution's multiply-adds, and more
-  bool tiled = target.vectors && stored.itemsize() == 4 && !stored.is_bool() && UpcastCostlyOutput(k, lanes, target);
+  bool tiled = target.vectors && lanes32 && UpcastCostlyOutput(k, lanes, target);
   if (tiled) UpcastReusedOutput(k, target);
   // No second vector per row on a padded axis: its unrolled taps then hold twice the input vectors
   // and spill (W4: 1.5x slower than one vector by 16 rows).
   bool enough_work = outputs * ReduceLength(k) >= kMinPaddedWork;
-  if (!tiled && target.vectors && stored.itemsize() == 4 && !stored.is_bool() && (narrower || enough_work) &&
-      PadContiguousOutput(k, lanes, target)) {
+  if (!tiled && target.vectors && lanes32 && (narrower || enough_work) && PadContiguousOutput(k, lanes, target)) {
     UpcastReusedOutput(k, target);
     tiled = true;
   }
