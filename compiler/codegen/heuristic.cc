@@ -404,9 +404,26 @@ int64_t WorkPerGroup(const Kernel& k) {
   return work;
 }
 
+// Below this many iterations a group does not pay for its dispatch to another thread.
+constexpr int64_t kMinWorkPerGroup = 8192;
+
+// A kernel with too little work for two such groups runs as one: handing half of a 768-element
+// add to the other core and waiting for it takes longer than doing it all (a decoder's per-token
+// norms and head reshapes, a small CNN's pooled features: 10 us a launch where one group is 1).
+bool RunInOneGroup(Kernel& k) {
+  int64_t total = WorkPerGroup(k);
+  for (const UOpRef& g : k.RangesOf(AxisType::kGlobal)) total *= g->src(0)->const_int();
+  if (total >= 2 * kMinWorkPerGroup) return false;
+  for (auto globals = k.RangesOf(AxisType::kGlobal); !globals.empty(); globals = k.RangesOf(AxisType::kGlobal)) {
+    int axis = FindAxis(k, globals.front());
+    k.Apply({OptOp::kThread, axis, k.axes()[axis].extent()});
+  }
+  return true;
+}
+
 // Groups too small to pay for their dispatch take a slice of the global axis as a loop.
 void CoarsenGroups(Kernel& k, const Target& target) {
-  constexpr int64_t kMinWorkPerGroup = 8192;
+  if (target.cores > 1 && RunInOneGroup(k)) return;
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
   int axis = FindAxis(k, globals.front());

@@ -4,6 +4,7 @@
 #ifndef TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 #define TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 
+#include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
 #include "runtime/device_registry.h"
