@@ -329,6 +329,27 @@ void UpcastReusedOutput(Kernel& k, const Target& target) {
   }
 }
 
+// A matrix-vector product: the only loads reused across outputs are the vector itself, the same for
+// every output. A register tile over the matrix rows would save only that vector's loads, which L1
+// serves anyway, and it reads the rows as interleaved streams: a decoder's int8 weights (768-byte
+// rows) streamed from memory at half the rate of one row after another (tools/bench/RESULTS.md).
+bool MultipliesOneVector(const Kernel& k) {
+  std::vector<UOpRef> outputs = k.RangesOf(AxisType::kGlobal);
+  for (const UOpRef& r : k.RangesOf(AxisType::kLoop)) outputs.push_back(r);
+  bool reused = false;
+  for (const Access& acc : Accesses(k.ast())) {
+    if (acc.is_store) continue;
+    int moves = 0, still = 0;
+    for (const UOpRef& r : outputs) {
+      std::optional<int64_t> stride = Kernel::Stride(acc.index, r);
+      (stride && *stride == 0 ? still : moves) += 1;
+    }
+    if (still > 0 && moves > 0) return false;  // reused along one output, moving with another: a matrix
+    reused = reused || still > 0;
+  }
+  return reused;
+}
+
 // An inner-product kernel (x @ W.T: both operands walk the vectorized reduce axis) whose rows already
 // reuse one operand's vector gets a second output axis that reuses the other's: a 4 x 4 tile loads 8
 // vectors per 16 multiply-adds instead of 5 per 4. The second axis is one the first tile's operand
@@ -517,6 +538,10 @@ void ApplyHeuristic(Kernel& k, const Target& target) {
     }
     if (narrower && ReduceWaitsForNarrowerOutput(k, width, kNarrowestVector)) continue;
     if (UnrollContiguousReduce(k, width)) {
+      if (MultipliesOneVector(k)) {
+        ShortenReduceChain(k, target, kMinMatrixVectorSteps);
+        break;
+      }
       UpcastReusedOutput(k, target);
       UpcastSecondReusedOutput(k, target);
       ShortenReduceChain(k, target);

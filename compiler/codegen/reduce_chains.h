@@ -13,10 +13,13 @@ namespace tg::compiler {
 inline constexpr int64_t kLoadsPerStep = 4;
 // Loops shorter than this (after the split) gain less than the unrolled body costs to compile.
 inline constexpr int64_t kMinStepsAfterSplit = 64;
+// A matrix-vector product's reduce is all of its work, and its body is a few loads: shorter loops pay.
+inline constexpr int64_t kMinMatrixVectorSteps = 4;
 
-// For a CPU kernel with one reduce axis already vectorized by UNROLL and no output tile (no UPCAST):
-// UNROLLs that axis by kLoadsPerStep when enough steps remain. Returns whether it did.
-bool ShortenReduceChain(Kernel& k, const Target& target);
+// For a CPU kernel with its reduce already vectorized by UNROLL and no output tile (no UPCAST): UNROLLs
+// the reduce axis by kLoadsPerStep when at least |min_steps| steps remain; with several reduces fused
+// side by side, each one's axis. Returns whether it did.
+bool ShortenReduceChain(Kernel& k, const Target& target, int64_t min_steps = kMinStepsAfterSplit);
 
 }  // namespace tg::compiler
 
