@@ -40,13 +40,13 @@ class Cache {
   }
 
   Schedule Get(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
-    std::vector<UOpRef> buffers;
-    GraphShape shape(roots, devices, &buffers);
+    GraphWalk walk(roots, devices);
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = entries_.find(shape);
+    auto it = entries_.find(walk);
+    std::vector<UOpRef> buffers = walk.TakeBuffers();
     if (it == entries_.end()) {
       if (entries_.size() >= kMaxEntries) entries_.clear();  // a crude bound; shapes rarely vary this much
-      it = entries_.emplace(std::move(shape), Build(roots, devices, buffers)).first;
+      it = entries_.emplace(GraphShape(walk), Build(roots, devices, buffers)).first;
     }
     const Entry& entry = it->second;
     std::vector<UOpRef> outputs = ApplyOutputPlan(entry.plan, entry.outputs);
@@ -118,7 +118,7 @@ class Cache {
   }
 
   std::mutex mu_;  // not absl::Mutex, which TSan cannot see (ir/uop.cc)
-  absl::flat_hash_map<GraphShape, Entry> entries_;
+  absl::flat_hash_map<GraphShape, Entry, GraphShapeHash, GraphShapeEq> entries_;
 };
 
 }  // namespace

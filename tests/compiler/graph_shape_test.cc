@@ -2,6 +2,7 @@
 // in nothing but which buffers they read.
 #include "compiler/schedule/graph_shape.h"
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
@@ -91,6 +92,43 @@ TEST(GraphShape, LargeGraphsNumberBuffersAsSmallOnes) {
   ASSERT_EQ(second.buffers.size(), 2u);
   EXPECT_EQ(first.buffers[0], second.buffers[1]);
   EXPECT_FALSE(first.shape == ShapeOf({chain(a, a)}).shape);  // one buffer read in both places
+}
+
+// The cache looks a walk up without making a shape of it: a walk equals, and hashes like, the shape
+// of every graph that differs from it only in its buffers, and no other.
+TEST(GraphShape, AWalkMatchesTheShapesItWouldMake) {
+  Tensor a = Realized({1, 2, 3}), b = Realized({4, 5, 6}), c = Realized({7, 8, 9});
+  std::vector<std::string> cpu = {"CPU"};
+  GraphShape kept = ShapeOf({a * b + 1}).shape;
+  // A walk borrows its graph: the tensors outlive the walks of them.
+  Tensor same = b * c + 1, other_constant = b * c + 2, other_op = b + c + 1, one_buffer = b * b + 1;
+  Tensor other_size = b * Realized({1, 2, 3, 4}).shrink({{0, 3}}) + 1;
+  auto walk = [&](const Tensor& t) { return GraphWalk({t.uop()}, cpu); };
+  GraphWalk same_walk = walk(same);
+  EXPECT_TRUE(kept == same_walk);
+  EXPECT_EQ(kept.hash(), same_walk.hash());
+  EXPECT_TRUE(GraphShape(same_walk) == kept);
+  EXPECT_FALSE(kept == walk(other_constant));
+  EXPECT_FALSE(kept == walk(other_op));
+  EXPECT_FALSE(kept == walk(one_buffer));
+  EXPECT_FALSE(kept == walk(other_size));
+  std::vector<std::string> second_cpu = {"CPU:1"};
+  EXPECT_FALSE(kept == GraphWalk({same.uop()}, second_cpu));
+}
+
+TEST(GraphShape, AMapKeyedByShapesIsSearchedByWalks) {
+  Tensor a = Realized({1, 2, 3}), b = Realized({4, 5, 6});
+  std::vector<std::string> cpu = {"CPU"};
+  absl::flat_hash_map<GraphShape, int, GraphShapeHash, GraphShapeEq> map;
+  Tensor kept = a - b, hit_graph = b - a, miss_graph = b + a;
+  map.emplace(GraphShape(GraphWalk({kept.uop()}, cpu)), 7);
+  GraphWalk hit({hit_graph.uop()}, cpu), miss({miss_graph.uop()}, cpu);
+  ASSERT_NE(map.find(hit), map.end());
+  EXPECT_EQ(map.find(hit)->second, 7);
+  EXPECT_EQ(map.find(miss), map.end());
+  std::vector<UOpRef> buffers = hit.TakeBuffers();
+  ASSERT_EQ(buffers.size(), 2u);
+  EXPECT_EQ(buffers[0], b.uop());
 }
 
 }  // namespace
