@@ -21,10 +21,11 @@ for suite in "$@"; do
   name="$(basename "$suite")"
   DEBUG=4 TG_CACHE_DIR="$work/cache_$name" "$suite" --device=CPU --cpu-dialect=llvm-ir >"$work/$name.log" 2>&1 ||
     { tail -40 "$work/$name.log"; echo "FAIL: $name does not pass on this host"; exit 1; }
-  # Each kernel is printed between "--- NAME on CPU ---" and its "*** " timing line.
+  # Each kernel is printed after "--- NAME on CPU ---", up to its "*** " timing line or, when the next
+  # kernel of the same schedule is generated before this one runs, up to that one's "NAME opts: ..." line.
   awk -v dir="$work/kernels" -v suite="$name" '
     /^--- [^ ]+ on CPU ---$/ { n++; file = sprintf("%s/%s_%04d_%s.ll", dir, suite, n, $2); next }
-    /^\*\*\* / { file = "" }
+    /^\*\*\* / || /^[^ ]+ opts: / { file = "" }
     file != "" { print > file }' "$work/$name.log"
 done
 kernels=("$work"/kernels/*.ll)
