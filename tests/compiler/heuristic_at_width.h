@@ -7,6 +7,9 @@
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
+#include "compiler/schedule/schedule.h"
+#include "frontend/tg.h"
+#include "gtest/gtest.h"
 #include "runtime/device_registry.h"
 
 namespace tg::compiler {
@@ -21,6 +24,15 @@ inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes, bool masked_
   Kernel k = StartKernel(ast, cpu);
   ApplyHeuristic(k, target);
   return k;
+}
+
+// The AST of the first kernel of |t|'s schedule that reduces (a test failure, and null, if none does).
+inline UOpRef ReduceKernelOf(const Tensor& t) {
+  for (const auto& item : CreateSchedule({t.uop()}, {t.device()}).items)
+    for (const UOpRef& u : item.ast->toposort())
+      if (u->op() == Ops::kReduce) return item.ast;
+  ADD_FAILURE() << "no reduce kernel";
+  return nullptr;
 }
 
 }  // namespace tg::compiler

@@ -19,14 +19,6 @@ namespace {
 
 const runtime::DeviceInfo& Cpu() { return runtime::DeviceRegistry::Global().GetDevice("CPU").value()->info(); }
 
-UOpRef ReduceKernelAst(const Tensor& t) {
-  for (const auto& item : CreateSchedule({t.uop()}, {t.device()}).items)
-    for (const UOpRef& u : item.ast->toposort())
-      if (u->op() == Ops::kReduce) return item.ast;
-  ADD_FAILURE() << "no reduce kernel";
-  return nullptr;
-}
-
 Tensor InnerProducts(int64_t rows, int64_t cols, int64_t depth, std::vector<float>* x, std::vector<float>* w) {
   *x = testing::RandomFloats(rows * depth, 1, -1.0f, 1.0f);
   *w = testing::RandomFloats(cols * depth, 2, -1.0f, 1.0f);
@@ -37,7 +29,7 @@ TEST(InnerProductTile, RowsAndColumnsBothTile) {
   Target target = Target::For(Cpu());
   if (!target.vectors || target.vector_bytes < 64) GTEST_SKIP() << "needs 32 vector registers (AVX-512)";
   std::vector<float> x, w;
-  UOpRef ast = ReduceKernelAst(InnerProducts(1024, 768, 256, &x, &w));
+  UOpRef ast = ReduceKernelOf(InnerProducts(1024, 768, 256, &x, &w));
   Kernel k = StartKernel(ast, target);
   ApplyHeuristic(k, target);
   std::vector<std::string> opts;
@@ -61,7 +53,7 @@ TEST(InnerProductTile, ShortReducesTakeNarrowerVectors) {
   };
   for (Case c : {Case{64, 64, 8}, Case{64, 1024, 16}, Case{32, 32, 4}, Case{32, 1024, 8}}) {
     std::vector<float> x, w;
-    Kernel k = HeuristicAtWidth(ReduceKernelAst(InnerProducts(256, 256, c.depth, &x, &w)), c.vector_bytes);
+    Kernel k = HeuristicAtWidth(ReduceKernelOf(InnerProducts(256, 256, c.depth, &x, &w)), c.vector_bytes);
     int64_t lanes = 0;
     for (const auto& a : k.axes())
       if (a.type == AxisType::kUnroll && lanes == 0) lanes = a.extent();
@@ -92,7 +84,7 @@ TEST(InnerProductTile, SideBySideReducesEachTakeVectors) {
   Tensor tx = Tensor::from_vector(x, Shape{1, 64});
   Tensor y = tx.matmul(Tensor::from_vector(g, Shape{32, 64}).transpose()).silu() *
              tx.matmul(Tensor::from_vector(u, Shape{32, 64}).transpose());
-  UOpRef ast = ReduceKernelAst(y);
+  UOpRef ast = ReduceKernelOf(y);
   int reduces = 0;
   for (const UOpRef& op : ast->toposort()) reduces += op->op() == Ops::kReduce;
   ASSERT_EQ(reduces, 2) << "the scheduler no longer fuses the two projections";
@@ -117,7 +109,7 @@ TEST(InnerProductTile, SideBySideReducesEachTakeVectors) {
     return n;
   };
   if (Target::For(llvm).vectors) {
-    int one = vector_loads(ReduceKernelAst(tx.matmul(Tensor::from_vector(g, Shape{32, 64}).transpose()).silu()));
+    int one = vector_loads(ReduceKernelOf(tx.matmul(Tensor::from_vector(g, Shape{32, 64}).transpose()).silu()));
     EXPECT_GT(one, 0);
     EXPECT_GE(vector_loads(ast), 2 * one) << "the second projection is not on vectors";
   }

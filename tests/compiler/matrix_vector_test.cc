@@ -17,14 +17,6 @@
 namespace tg::compiler {
 namespace {
 
-UOpRef ReduceKernelAst(const Tensor& t) {
-  for (const auto& item : CreateSchedule({t.uop()}, {t.device()}).items)
-    for (const UOpRef& u : item.ast->toposort())
-      if (u->op() == Ops::kReduce) return item.ast;
-  ADD_FAILURE() << "no reduce kernel";
-  return nullptr;
-}
-
 struct Quantized {
   std::vector<int8_t> q;  // (rows, depth)
   std::vector<float> scale;  // (rows, depth / 32)
@@ -68,7 +60,7 @@ TEST(MatrixVector, RowsAreReadOneAfterAnother) {
   Tensor int8 = RandomQuantized(768, 768, 3).Weights(768, 768);
   for (const Tensor& w : {dense, int8})
     for (int vector_bytes : {32, 64}) {
-      Shape2 s = TileOf(ReduceKernelAst(x.matmul(w.transpose())), vector_bytes);
+      Shape2 s = TileOf(ReduceKernelOf(x.matmul(w.transpose())), vector_bytes);
       EXPECT_EQ(s.upcasts, 0) << vector_bytes << ": " << s.opts;
       EXPECT_EQ(s.unrolls, 2) << vector_bytes << ": " << s.opts;  // the vector, and accumulators apart
     }
@@ -78,7 +70,7 @@ TEST(MatrixVector, SideBySideProjectionsEachSplitTheirSums) {
   Tensor x = Tensor::from_vector(testing::RandomFloats(768, 4), Shape{1, 768});
   Tensor g = RandomQuantized(256, 768, 5).Weights(256, 768), u = RandomQuantized(256, 768, 7).Weights(256, 768);
   Tensor y = x.matmul(g.transpose()).silu() * x.matmul(u.transpose());
-  Shape2 s = TileOf(ReduceKernelAst(y), 64);
+  Shape2 s = TileOf(ReduceKernelOf(y), 64);
   EXPECT_EQ(s.upcasts, 0) << s.opts;
   EXPECT_EQ(s.unrolls, 4) << s.opts;
 }
@@ -86,7 +78,7 @@ TEST(MatrixVector, SideBySideProjectionsEachSplitTheirSums) {
 TEST(MatrixVector, SeveralRowsOfXKeepTheRegisterTile) {
   Tensor x = Tensor::from_vector(testing::RandomFloats(8 * 768, 8), Shape{8, 768});
   Tensor w = Tensor::from_vector(testing::RandomFloats(768 * 768, 9), Shape{768, 768});
-  Shape2 s = TileOf(ReduceKernelAst(x.matmul(w.transpose())), 64);
+  Shape2 s = TileOf(ReduceKernelOf(x.matmul(w.transpose())), 64);
   EXPECT_GE(s.upcasts, 1) << s.opts;
 }
 
