@@ -1,6 +1,7 @@
 // The heuristic's opts for a kernel as a CPU of a given SIMD width and two cores would choose them,
 // whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and AVX-512 (64),
-// and for a dialect with one-instruction masked vector accesses (llvm-ir) or without (c).
+// and for a dialect with one-instruction masked vector accesses (llvm-ir) or without (c). Also the
+// reduce kernel of a tensor's schedule, which those tests hand it.
 #ifndef TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 #define TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 
