@@ -432,8 +432,8 @@ constexpr int64_t kMinWorkPerGroup = 8192;
 // add to the other core and waiting for it takes longer than doing it all (a decoder's per-token
 // norms and head reshapes, a small CNN's pooled features: 10 us a launch where one group is 1).
 bool RunInOneGroup(Kernel& k) {
-  int64_t total = WorkPerGroup(k);
-  for (const UOpRef& g : k.RangesOf(AxisType::kGlobal)) total *= g->src(0)->const_int();
+  int64_t total = 1;
+  for (const auto& a : k.axes()) total *= a.extent();
   if (total >= 2 * kMinWorkPerGroup) return false;
   for (auto globals = k.RangesOf(AxisType::kGlobal); !globals.empty(); globals = k.RangesOf(AxisType::kGlobal)) {
     int axis = FindAxis(k, globals.front());

@@ -56,7 +56,8 @@ BufferArg NumberedBuffer(const UOp& buffer, size_t number) {
 GraphWalk::GraphWalk(const std::vector<UOpRef>& roots, const std::vector<std::string>& root_devices)
     : devices_(&root_devices) {
   // Sized for a small graph (a dispatch loop's add is five nodes) so that the walk of a cache hit
-  // does not grow its tables step by step, and its scratch lives on the stack.
+  // does not grow its tables step by step, and its scratch lives on the stack. The node table stays
+  // small enough for the allocator's per-thread cache: a few KB would go to its slow path each time.
   constexpr size_t kFewNodes = 8;
   Positions position;
   nodes_.reserve(kFewNodes);
@@ -126,15 +127,6 @@ GraphShape::GraphShape(const GraphWalk& walk)
     nodes_.push_back(std::move(n));
   }
 }
-
-GraphShape::GraphShape(const std::vector<UOpRef>& roots, const std::vector<std::string>& root_devices,
-                       std::vector<UOpRef>* buffers)
-    : GraphShape([&] {
-        GraphWalk walk(roots, root_devices);
-        GraphShape shape(walk);
-        *buffers = walk.TakeBuffers();
-        return shape;
-      }()) {}
 
 bool GraphShape::Node::operator==(const Node& o) const {
   if (fixed || o.fixed) return fixed == o.fixed;

@@ -49,9 +49,6 @@ class GraphShape {
   // Keeps what |walk| borrowed: fixed nodes by reference (holding one pins no buffer), the others'
   // parts by value.
   explicit GraphShape(const GraphWalk& walk);
-  // The shape of the graph under |roots|; |buffers| receives its BUFFER nodes in walk order.
-  GraphShape(const std::vector<UOpRef>& roots, const std::vector<std::string>& root_devices,
-             std::vector<UOpRef>* buffers);
 
   friend bool operator==(const GraphShape& a, const GraphShape& b);
   friend bool operator==(const GraphShape& a, const GraphWalk& b);

@@ -18,7 +18,10 @@ struct Shaped {
 Shaped ShapeOf(const std::vector<Tensor>& roots, const std::string& device = "CPU") {
   std::vector<UOpRef> uops, buffers;
   for (const Tensor& t : roots) uops.push_back(t.uop());
-  GraphShape shape(uops, std::vector<std::string>(uops.size(), device), &buffers);
+  std::vector<std::string> devices(uops.size(), device);
+  GraphWalk walk(uops, devices);
+  GraphShape shape(walk);
+  buffers = walk.TakeBuffers();
   return {std::move(shape), std::move(buffers)};
 }
 
