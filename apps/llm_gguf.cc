@@ -175,6 +175,33 @@ std::vector<double> FrequencyDivisors(const Metadata& m, const Tensor& t, const 
   return divisors;
 }
 
+// A tensor LlmModel reads, as the file stores it: |data| holds the blocks of a quantized type (in HF's
+// row order), else the values.
+struct Stored {
+  Tensor data;
+  nn::GGMLType type;
+  Shape shape;
+  bool quantized;
+};
+
+// The weight LlmModel takes: a quantized one is the lazy dequantization of its blocks.
+Tensor WeightOf(const Stored& s) { return s.quantized ? nn::ggml_dequantize_repacked(s.data, s.type, s.shape) : s.data; }
+
+// Layer |h|'s q, k and v projections, when quantized in one type, replaced by self_attn.qkv_proj, their
+// rows in that order: their blocks are concatenated (each block lies within one row) and stored once on
+// the device, so the one matmul LlmModel computes them with reads one buffer of blocks (a view joining
+// the three would read three, with a gated load each). Unquantized ones stay apart for LlmModel to join
+// in their dtype; ones of different types stay three matmuls there, as one kernel over them would
+// dequantize every element in both types.
+void FuseQkv(std::map<std::string, Stored>& tensors, const std::string& h) {
+  const std::string names[] = {h + "self_attn.q_proj.weight", h + "self_attn.k_proj.weight", h + "self_attn.v_proj.weight"};
+  const Stored &q = tensors.at(names[0]), &k = tensors.at(names[1]), &v = tensors.at(names[2]);
+  if (!q.quantized || k.type != q.type || v.type != q.type) return;
+  Stored fused{q.data.cat({k.data, v.data}, 0).realize(), q.type, {q.shape[0] + k.shape[0] + v.shape[0], q.shape[1]}, true};
+  for (const std::string& name : names) tensors.erase(name);
+  tensors.emplace(h + "self_attn.qkv_proj.weight", std::move(fused));
+}
+
 }  // namespace
 
 bool IsGgufPath(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0; }
@@ -196,6 +223,7 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
   if (!on_cpu.blocks.empty() && target != "CPU") on_device = nn::gguf_load(path, target);
   const nn::StateDict& blocks = on_device ? on_device->blocks : on_cpu.blocks;
   std::map<std::string, Wanted> wanted = WantedTensors(out.config);
+  std::map<std::string, Stored> stored;  // by HF name
   for (const nn::GGUFTensorInfo& info : header.tensors) {
     auto it = wanted.find(info.name);
     if (it == wanted.end()) {
@@ -208,15 +236,16 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
              " (from the " + m.arch + ".* metadata)");
     std::optional<nn::GGMLLayout> layout = nn::ggml_layout(static_cast<uint32_t>(info.type));
     const bool quantized = layout && layout->quantized;
-    Tensor stored = quantized ? blocks.at(info.name) : on_cpu.tensors.at(info.name);
-    if (w.permuted_heads > 0) stored = UnpermuteRows(stored, w.shape[0], w.permuted_heads);
-    Tensor weight = quantized ? nn::ggml_dequantize_repacked(stored, info.type, info.shape) : stored;
-    out.weights.emplace(w.hf_name, std::move(weight));
+    Tensor data = quantized ? blocks.at(info.name) : on_cpu.tensors.at(info.name);
+    if (w.permuted_heads > 0) data = UnpermuteRows(data, w.shape[0], w.permuted_heads);
+    stored.emplace(w.hf_name, Stored{std::move(data), info.type, info.shape, quantized});
     wanted.erase(it);
   }
   if (!wanted.empty())
     m.Fail("has no tensor \"" + wanted.begin()->first + "\" (" + std::to_string(wanted.size()) +
            " of the tensors a " + m.arch + " model of this config needs are missing)");
+  for (int64_t i = 0; i < out.config.layers; ++i) FuseQkv(stored, "model.layers." + std::to_string(i) + ".");
+  for (const auto& [name, s] : stored) out.weights.emplace(name, WeightOf(s));
   return out;
 }
 

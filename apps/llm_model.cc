@@ -1,5 +1,5 @@
 // apps/llm_model.h. The forward is HF's LlamaModel (MistralModel, Qwen2Model differ only in config):
-// x = embed(tokens); per layer x += o(attn(rope(q(n1(x))), rope(k(n1(x))), v(n1(x)))) and
+// x = embed(tokens); per layer q, k, v = the rows of qkv(n1(x)), x += o(attn(rope(q), rope(k), v)) and
 // x += down(silu(gate(n2(x))) * up(n2(x))); logits = head(norm(x)), with n = RMSNorm in float32.
 #include "apps/llm_model.h"
 
@@ -53,14 +53,72 @@ Tensor TakeFloat(const nn::StateDict& sd, const std::string& name, const Shape& 
   return FloatOn(Checked(sd, name, shape), default_device());
 }
 
+Tensor Linear(const Tensor& x, const Tensor& w) { return x.matmul(w.transpose()); }
+
+// The checkpoint's q, k and v projection tensors |part| ("weight" or "bias"), each checked against the
+// config, in that order; or the one self_attn.qkv_proj tensor holding their rows in that order, as
+// LoadLlmGguf gives quantized ones (apps/llm_gguf.h). |row| is the shape of one row ({} for a bias).
+std::vector<Tensor> QkvParts(const nn::StateDict& sd, const std::string& layer, const std::string& part,
+                             const LlmConfig& c, const Shape& row) {
+  auto rows = [&](int64_t n) {
+    Shape shape{n * c.head_dim};
+    shape.insert(shape.end(), row.begin(), row.end());
+    return shape;
+  };
+  const std::string fused = layer + "self_attn.qkv_proj." + part;
+  if (sd.count(fused) != 0) return {Checked(sd, fused, rows(c.heads + 2 * c.kv_heads))};
+  return {Checked(sd, layer + "self_attn.q_proj." + part, rows(c.heads)),
+          Checked(sd, layer + "self_attn.k_proj." + part, rows(c.kv_heads)),
+          Checked(sd, layer + "self_attn.v_proj." + part, rows(c.kv_heads))};
+}
+
+// |parts| joined along their rows (axis 0).
+Tensor JoinRows(const std::vector<Tensor>& parts) {
+  return parts.size() == 1 ? parts[0] : parts[0].cat({parts.begin() + 1, parts.end()}, 0);
+}
+
+// Whether |t| is data in a buffer (loaded, or to be loaded, from a file, or realized) rather than a lazy
+// computation such as a GGUF weight's dequantization.
+bool IsStored(const Tensor& t) {
+  const UOp* u = t.uop().get();
+  while (u->op() == Ops::kReshape || u->op() == Ops::kContiguous) u = u->src(0).get();
+  return u->op() == Ops::kBuffer;
+}
+
+// The q, k and v projection weights |parts| on |device|: one weight of their rows in order where they are
+// stored data, so a one-token step computes the three in one kernel launch instead of three. They are
+// joined in their dtype and stored once (then StoredOn, so float16 stays float16): the matmul reads one
+// buffer. Lazy parts (GGUF weights quantized in different types) stay three weights, each its own
+// matmul: storing them would make a float32 copy of quantized weights, and joining them as a view would
+// make the one kernel dequantize every element in every part's type.
+std::vector<Tensor> QkvWeightsOn(const std::vector<Tensor>& parts, const std::string& device) {
+  if (std::all_of(parts.begin(), parts.end(), IsStored)) return {StoredOn(JoinRows(parts).realize(), device)};
+  std::vector<Tensor> apart;
+  for (const Tensor& part : parts) apart.push_back(StoredOn(part, device));
+  return apart;
+}
+
+// q, k and v of the normed input |y| (1, t, d), |rows| (their widths) each: one matmul over a joined
+// weight, then split, or one per weight; plus qwen2's joined |bias|, added before the split (added to
+// each part after it, the schedule takes one kernel more per layer).
+std::vector<Tensor> ProjectQkv(const Tensor& y, const std::vector<Tensor>& weights, const std::optional<Tensor>& bias,
+                               const std::vector<int64_t>& rows) {
+  if (weights.size() == 1) {
+    Tensor qkv = Linear(y, weights[0]);
+    return (bias ? qkv + *bias : qkv).split(rows, -1);
+  }
+  std::vector<Tensor> qkv, biases = bias ? bias->split(rows, 0) : std::vector<Tensor>{};
+  for (size_t i = 0; i < weights.size(); ++i)
+    qkv.push_back(bias ? Linear(y, weights[i]) + biases[i] : Linear(y, weights[i]));
+  return qkv;
+}
+
 // tg::nn::RMSNorm over the checkpoint's weight.
 nn::RMSNorm NormOf(Tensor weight, double eps) {
   nn::RMSNorm norm(weight.shape()[0], eps);
   norm.weight = std::move(weight);
   return norm;
 }
-
-Tensor Linear(const Tensor& x, const Tensor& w) { return x.matmul(w.transpose()); }
 
 // (..., d) -> (..., d) with the halves swapped and the second negated: HF's rotate_half.
 Tensor RotateHalf(const Tensor& x) {
@@ -73,21 +131,16 @@ Tensor RotateHalf(const Tensor& x) {
 LlmModel::Layer LlmModel::TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64_t index, int64_t context) {
   const int64_t d = c.hidden_size, hd = c.head_dim, f = c.intermediate_size;
   const std::string p = "model.layers." + std::to_string(index) + ".";
-  auto bias = [&](const char* name, int64_t n) {
-    return c.qkv_bias ? std::optional<Tensor>(TakeFloat(sd, p + name, {n})) : std::nullopt;
-  };
+  std::optional<Tensor> qkv_bias;
+  if (c.qkv_bias) qkv_bias = FloatOn(JoinRows(QkvParts(sd, p, "bias", c, {})), default_device());
   return Layer{NormOf(TakeFloat(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps),
-               Take(sd, p + "self_attn.q_proj.weight", {c.heads * hd, d}),
-               Take(sd, p + "self_attn.k_proj.weight", {c.kv_heads * hd, d}),
-               Take(sd, p + "self_attn.v_proj.weight", {c.kv_heads * hd, d}),
+               QkvWeightsOn(QkvParts(sd, p, "weight", c, {d}), default_device()),
                Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd}),
                NormOf(TakeFloat(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps),
                Take(sd, p + "mlp.gate_proj.weight", {f, d}),
                Take(sd, p + "mlp.up_proj.weight", {f, d}),
                Take(sd, p + "mlp.down_proj.weight", {d, f}),
-               bias("self_attn.q_proj.bias", c.heads * hd),
-               bias("self_attn.k_proj.bias", c.kv_heads * hd),
-               bias("self_attn.v_proj.bias", c.kv_heads * hd),
+               std::move(qkv_bias),
                Tensor::zeros({1, c.kv_heads, context, hd}).contiguous().realize(),
                Tensor::zeros({1, c.kv_heads, context, hd}).contiguous().realize()};
 }
@@ -105,8 +158,9 @@ std::map<std::string, int64_t> LlmModel::weight_bytes() const {
   std::vector<const Tensor*> weights{&embed_, &head_};
   std::vector<const std::optional<Tensor>*> optional{&norm_.weight};
   for (const Layer& l : layers_) {
-    for (const Tensor* w : {&l.q, &l.k, &l.v, &l.o, &l.gate, &l.up, &l.down}) weights.push_back(w);
-    for (const std::optional<Tensor>* w : {&l.attn_norm.weight, &l.mlp_norm.weight, &l.q_bias, &l.k_bias, &l.v_bias})
+    for (const Tensor& w : l.qkv) weights.push_back(&w);
+    for (const Tensor* w : {&l.o, &l.gate, &l.up, &l.down}) weights.push_back(w);
+    for (const std::optional<Tensor>* w : {&l.attn_norm.weight, &l.mlp_norm.weight, &l.qkv_bias})
       optional.push_back(w);
   }
   for (const std::optional<Tensor>* w : optional)
@@ -118,6 +172,12 @@ std::map<std::string, int64_t> LlmModel::weight_bytes() const {
       if (u->op() == Ops::kBuffer && seen.insert(u.get()).second)
         bytes[std::string(u->dtype().name())] += u->numel() * static_cast<int64_t>(u->dtype().itemsize());
   return bytes;
+}
+
+size_t LlmModel::captured_kernels() const {
+  size_t n = 0;
+  for (const auto& [bucket, step] : steps_) n += step->captured_kernels();
+  return n;
 }
 
 Tensor LlmModel::Rotate(const Tensor& x, const Tensor& positions) const {
@@ -160,12 +220,11 @@ Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Ten
 Tensor LlmModel::Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache) {
   const LlmConfig& c = config_;
   const int64_t t = x.shape()[1], hd = c.head_dim;
-  Tensor y = l.attn_norm(x);
-  Tensor q = Linear(y, l.q), k = Linear(y, l.k), v = Linear(y, l.v);
-  if (c.qkv_bias) q = q + *l.q_bias, k = k + *l.k_bias, v = v + *l.v_bias;
-  q = Rotate(q.reshape({1, t, c.heads, hd}).permute({0, 2, 1, 3}), positions);
-  k = Rotate(k.reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3}), positions);
-  v = v.reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3});
+  const std::vector<int64_t> rows{c.heads * hd, c.kv_heads * hd, c.kv_heads * hd};
+  std::vector<Tensor> qkv = ProjectQkv(l.attn_norm(x), l.qkv, l.qkv_bias, rows);
+  Tensor q = Rotate(qkv[0].reshape({1, t, c.heads, hd}).permute({0, 2, 1, 3}), positions);
+  Tensor k = Rotate(qkv[1].reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3}), positions);
+  Tensor v = qkv[2].reshape({1, t, c.kv_heads, hd}).permute({0, 2, 1, 3});
   Tensor a = Attention(l, q, k, v, positions, cache).permute({0, 2, 1, 3}).reshape({1, t, c.heads * hd});
   Tensor h = x + Linear(a, l.o);
   Tensor z = l.mlp_norm(h);

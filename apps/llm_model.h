@@ -2,7 +2,10 @@
 // grouped-query attention, SwiGLU MLP, tied or untied LM head, from Hugging Face safetensors weights
 // or GGUF files (apps/llm_gguf.h). Weights stay on the device as stored: float16/bfloat16 ones in their
 // dtype where the device has it, quantized GGUF ones as their blocks, turned into float32 inside the
-// kernels that read them. The model of apps/llm.cc (README.md's Apps section).
+// kernels that read them. Each layer's q, k and v projections are one weight of their rows, so one
+// matmul computes the three and a one-token step launches one kernel for them instead of three (a small
+// step's time is mostly its launches); only GGUF ones quantized in different types stay three. The
+// model of apps/llm.cc (README.md's Apps section).
 //
 // The KV cache holds |context| positions per layer. Prefill() feeds a prompt in one forward pass; Step()
 // feeds one token under tg::Jit, one capture per bucket of positions (16, 32, 64, ... up to |context|):
@@ -31,7 +34,11 @@ class LlmModel {
  public:
   // Weights named as HF's *ForCausalLM saves them: model.embed_tokens, model.layers.N.{input_layernorm,
   // self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj}, model.norm, lm_head
-  // (absent when tied). tg::Error naming the first missing or misshapen tensor. |context| caps the cache
+  // (absent when tied); a layer's self_attn.qkv_proj (.weight, and .bias where the config has
+  // qkv_bias), rows of q then k then v, may stand for its q_proj, k_proj and v_proj (apps/llm_gguf.h
+  // gives quantized ones so). Separate stored q, k and v weights (a checkpoint's) are joined here, copied
+  // once into one buffer in their dtype; lazy ones (GGUF dequantizations of different types) stay three
+  // matmuls. tg::Error naming the first missing or misshapen tensor. |context| caps the cache
   // (0 = the config's max_position_embeddings). A float32 weight already on the default device is used as
   // given: a lazy one (GGUF's dequantized blocks) is computed inside each kernel that reads it.
   LlmModel(const LlmConfig& config, nn::StateDict weights, int64_t context = 0);
@@ -51,6 +58,8 @@ class LlmModel {
   int64_t vocab() const { return config_.vocab_size; }
   const LlmConfig& config() const { return config_; }
   size_t captured_buckets() const { return steps_.size(); }
+  // The kernels a decode step launches, summed over the captured buckets' steps.
+  size_t captured_kernels() const;
   // The bytes of the device buffers the weights are read from, by dtype name: {"float16": ...} for an
   // F16 checkpoint, {"uint16": ..., "float32": ...} for a quantized GGUF one (its blocks, and the norms).
   std::map<std::string, int64_t> weight_bytes() const;
@@ -58,10 +67,13 @@ class LlmModel {
  private:
   struct Layer {
     nn::RMSNorm attn_norm;
-    Tensor q, k, v, o;
+    // The q, k and v projections: one weight of their rows in that order, which one matmul computes; or
+    // the three, where they are lazy dequantizations of different types (QkvWeightsOn in the .cc).
+    std::vector<Tensor> qkv;
+    Tensor o;
     nn::RMSNorm mlp_norm;
     Tensor gate, up, down;
-    std::optional<Tensor> q_bias, k_bias, v_bias;  // qwen2's
+    std::optional<Tensor> qkv_bias;  // qwen2's q, k and v biases, joined in that order
     Tensor cache_k, cache_v;  // (1, kv_heads, context, head_dim), written in place
   };
   // The cache's slots the consecutive positions |positions| (int32, (t)) are written to, and the |span|

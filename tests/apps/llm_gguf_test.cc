@@ -8,7 +8,10 @@
 // sides differ only in float32 rounding and summation order, not by the quantization error.
 #include "apps/llm_gguf.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -95,24 +98,31 @@ TEST(LlmGguf, SplitModelLoadsFromItsFirstPart) {
   ExpectNear(got, ref["logits"].get<std::vector<float>>(), "qwen2_q8_0 split");
 }
 
-// What the device holds of a quantized model: the file's blocks (uint16 words) and the float32 norms and
-// biases, nothing of the size of a float32 matrix, before and after a prompt and a decode step.
-// Quantized weights stay quantized on the device, before and after running: Q4_0's and Q4_K's as their
-// blocks, Q8_0's as the int8 quants and float32 scales its blocks are split into at load (34 bytes a
-// block become 32 + 4); nothing of a float weight's size.
+// What the device holds of |header|'s tensors once a model is built: Q4_0's and Q4_K's blocks (uint16
+// words), Q8_0's int8 quants and float32 scales, which its blocks are split into at load (34 bytes a
+// block become 32 + 4), and the unquantized norms and biases as float32. rope_freqs.weight is not a
+// weight: it becomes the config's rope scaling.
+std::map<std::string, int64_t> DeviceBytes(const nn::GGUFHeader& header) {
+  std::map<std::string, int64_t> bytes;
+  for (const nn::GGUFTensorInfo& t : header.tensors) {
+    if (t.name == "rope_freqs.weight") continue;
+    const int64_t n = static_cast<int64_t>(t.nbytes);
+    if (t.type == nn::GGMLType::kQ8_0) {
+      bytes["int8"] += n / 34 * 32;
+      bytes["float32"] += n / 34 * 4;
+    } else {
+      bytes[nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? "uint16" : "float32"] += n;
+    }
+  }
+  return bytes;
+}
+
+// Quantized weights stay quantized on the device, before and after a prompt and a decode step: nothing of
+// the size of a float32 matrix.
 TEST(LlmGguf, QuantizedWeightsStayQuantizedOnTheDevice) {
   for (const std::string name : {"llama_q8_0", "qwen2_q4_0", "llama_q4_k"}) {
     LlmGguf gguf = LoadLlmGguf(kData + name + ".gguf");
-    std::map<std::string, int64_t> want;
-    for (const nn::GGUFTensorInfo& t : gguf.header.tensors) {
-      const int64_t bytes = static_cast<int64_t>(t.nbytes);
-      if (t.type == nn::GGMLType::kQ8_0) {
-        want["int8"] += bytes / 34 * 32;
-        want["float32"] += bytes / 34 * 4;
-      } else {
-        want[nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? "uint16" : "float32"] += bytes;
-      }
-    }
+    const std::map<std::string, int64_t> want = DeviceBytes(gguf.header);
     ASSERT_GT(want.count("uint16") + want.count("int8"), 0u) << name;
     LlmModel model(gguf.config, std::move(gguf.weights));
     EXPECT_EQ(model.weight_bytes(), want) << name;
@@ -120,6 +130,101 @@ TEST(LlmGguf, QuantizedWeightsStayQuantizedOnTheDevice) {
     model.Step(4);
     EXPECT_EQ(model.weight_bytes(), want) << name << " after running";
   }
+}
+
+// A layer's Q, K and V quantized in one type are one weight of their rows over one buffer of blocks;
+// unquantized ones keep their names (LlmModel joins them).
+TEST(LlmGguf, QkvOfOneQuantizedTypeIsOneWeight) {
+  LlmGguf q8_0 = LoadLlmGguf(kData + "llama_q8_0.gguf");
+  const LlmConfig& c = q8_0.config;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const std::string layer = "model.layers." + std::to_string(i) + ".self_attn.";
+    ASSERT_TRUE(q8_0.weights.count(layer + "qkv_proj.weight")) << layer;
+    EXPECT_EQ(q8_0.weights.at(layer + "qkv_proj.weight").shape(),
+              (Shape{(c.heads + 2 * c.kv_heads) * c.head_dim, c.hidden_size}));
+    for (const char* part : {"q_proj.weight", "k_proj.weight", "v_proj.weight"})
+      EXPECT_FALSE(q8_0.weights.count(layer + part)) << layer << part;
+  }
+  LlmGguf f32 = LoadLlmGguf(kData + "qwen2_f32.gguf");
+  EXPECT_FALSE(f32.weights.count("model.layers.0.self_attn.qkv_proj.weight"));
+  EXPECT_TRUE(f32.weights.count("model.layers.0.self_attn.q_proj.weight"));
+}
+
+// A Q4_0 block (a float16 scale, then 16 bytes: elements 0-15 in the low nibbles, 16-31 in the high ones,
+// each (nibble - 8) times the scale) as the Q8_0 block of the same values (the scale, then 32 int8).
+std::string Q4_0AsQ8_0(const char* block) {
+  std::string q8_0(block, 2);
+  for (int shift : {0, 4})
+    for (int j = 0; j < 16; ++j)
+      q8_0.push_back(static_cast<char>(((static_cast<unsigned char>(block[2 + j]) >> shift) & 0xf) - 8));
+  return q8_0;
+}
+
+// llama_q4_0.gguf with each layer's attn_v.weight re-encoded as Q8_0, value for value: its Q and K are
+// Q4_0, its V Q8_0, and its reference logits still hold. The Q8_0 blocks are appended to the data
+// section, and attn_v's entry of the tensor table (its type and offset, the fixed-size fields after its
+// name and dimensions) points at them.
+std::string MixedQkvFile() {
+  const std::string source = kData + "llama_q4_0.gguf";
+  const nn::GGUFHeader header = nn::gguf_read(source);
+  std::ifstream in(source, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  for (const nn::GGUFTensorInfo& t : header.tensors) {
+    if (t.name.find(".attn_v.weight") == std::string::npos) continue;
+    EXPECT_EQ(t.type, nn::GGMLType::kQ4_0) << t.name;
+    bytes.resize((bytes.size() + header.alignment - 1) / header.alignment * header.alignment, '\0');
+    const uint64_t offset = bytes.size() - header.data_start;
+    for (uint64_t b = 0; b < t.nbytes; b += 18) bytes += Q4_0AsQ8_0(&bytes[t.offset + b]);
+    const uint64_t name_bytes = t.name.size();
+    const std::string name = std::string(reinterpret_cast<const char*>(&name_bytes), 8) + t.name;
+    size_t at = bytes.find(name);
+    if (at == std::string::npos) ADD_FAILURE() << t.name << " is not in the tensor table";
+    at += name.size();
+    uint32_t dims = 0;
+    std::memcpy(&dims, &bytes[at], 4);
+    at += 4 + 8 * dims;
+    const uint32_t type = static_cast<uint32_t>(nn::GGMLType::kQ8_0);
+    std::memcpy(&bytes[at], &type, 4);
+    std::memcpy(&bytes[at + 4], &offset, 8);
+  }
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/llama_q4_0_v_as_q8_0.gguf";
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+// Q, K and V of different types stay three weights over their own blocks, three matmuls (a kernel
+// joining them would dequantize every element in both types): PyTorch's logits and greedy continuation
+// still, two kernels a layer more than the file of one type, and the device holds the blocks, nothing
+// of a float32 matrix's size.
+TEST(LlmGguf, QkvOfDifferentTypesMatchPyTorch) {
+  const nlohmann::json& ref = Reference()["llama_q4_0"];
+  LlmGguf gguf = LoadLlmGguf(MixedQkvFile());
+  EXPECT_FALSE(gguf.weights.count("model.layers.0.self_attn.qkv_proj.weight"));
+  EXPECT_TRUE(gguf.weights.count("model.layers.0.self_attn.v_proj.weight"));
+  const std::map<std::string, int64_t> bytes = DeviceBytes(gguf.header);
+  ASSERT_GT(bytes.count("int8"), 0u);
+  LlmModel model(gguf.config, std::move(gguf.weights));
+  EXPECT_EQ(model.weight_bytes(), bytes);
+
+  std::vector<int32_t> ids = ref["ids"].get<std::vector<int32_t>>();
+  const int64_t t = static_cast<int64_t>(ids.size()), first = ref["first_position"].get<int64_t>();
+  std::vector<float> all = model.Forward(Tensor::from_vector(ids, Shape{1, t})).to_vector<float>();
+  ExpectNear(std::vector<float>(all.begin() + first * model.vocab(), all.end()), ref["logits"].get<std::vector<float>>(),
+             "forward");
+
+  std::vector<int> want = ref["greedy"].get<std::vector<int>>(), got;
+  std::vector<float> logits = model.Prefill({ids.begin(), ids.end()});
+  while (got.size() < want.size()) {
+    got.push_back(Argmax(logits));
+    logits = model.Step(got.back());
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(model.weight_bytes(), bytes) << "after running";
+
+  std::unique_ptr<LlmModel> one_type = Load("llama_q4_0");
+  one_type->Prefill({ids.begin(), ids.end()});
+  for (size_t i = 0; i < want.size(); ++i) one_type->Step(want[i]);
+  EXPECT_EQ(model.captured_kernels(), one_type->captured_kernels() + 2 * static_cast<size_t>(model.config().layers));
 }
 
 TEST(LlmGguf, ConfigComesFromTheMetadata) {

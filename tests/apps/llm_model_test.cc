@@ -117,6 +117,39 @@ TEST(LlmModel, HalfWeightsStayHalfOnTheDevice) {
   }
 }
 
+// The kernels a decode step of |name|'s model with |layers| layers launches; layers past the checkpoint's
+// repeat its last one's weights.
+size_t StepKernels(const std::string& name, int64_t layers) {
+  LlmConfig config = ConfigOf(name);
+  nn::StateDict weights = WeightsOf(name);
+  const std::string last = "model.layers." + std::to_string(config.layers - 1) + ".";
+  for (int64_t i = config.layers; i < layers; ++i)
+    for (const auto& [key, w] : nn::StateDict(weights))
+      if (key.rfind(last, 0) == 0) weights.emplace("model.layers." + std::to_string(i) + "." + key.substr(last.size()), w);
+  config.layers = layers;
+  LlmModel model(config, weights);
+  model.Prefill({1, 2});
+  model.Step(3);  // run
+  model.Step(4);  // captured
+  return model.captured_kernels();
+}
+
+// Each layer's q, k and v come from one matmul over their joined weight: a one-token step launches one
+// kernel for the three projections, not three. Counted as the kernels a layer adds to the step, from three
+// layers to four (from three on, the masks every layer reads are kernels of their own): that one, and
+// the rest of the layer's, its two RMSNorms (a sum and a scaling each), the two cache writes, attention
+// (scores, max, sum, softmax, the weighted values), o, the MLP (gate and up, down) and the rotary
+// embedding: one kernel for llama's keys (its queries' rotation is computed in the scores' kernel), two
+// for qwen2's queries and keys.
+TEST(LlmModel, DecodeStepProjectsQKVInOneKernelPerLayer) {
+  constexpr size_t kQkvKernels = 1, kNormKernels = 4, kCacheKernels = 2, kAttentionKernels = 5, kOKernels = 1,
+                   kMlpKernels = 2;
+  for (const auto& [name, rotary_kernels] : {std::pair<std::string, size_t>{"llama", 1}, {"qwen2", 2}})
+    EXPECT_EQ(StepKernels(name, 4) - StepKernels(name, 3), kQkvKernels + kNormKernels + kCacheKernels + kAttentionKernels +
+                                                              kOKernels + kMlpKernels + rotary_kernels)
+        << name;
+}
+
 TEST(LlmModel, MissingTensorIsNamed) {
   nn::StateDict weights = WeightsOf("llama");
   weights.erase("model.layers.1.mlp.up_proj.weight");
