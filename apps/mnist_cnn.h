@@ -31,8 +31,9 @@ struct MnistCnn {
 
   // A 3x3 valid convolution of channels-last |x| (n, h, w, c) with |conv|'s (o, c, 3, 3) weight, as one
   // matmul of the nine shifted views (n, h-2, w-2, 9c) by (9c, o). Why not Tensor::conv2d: its pooled
-  // form (and its backward) compiles to 7-D reduces that run at ~0.1 GFLOP/s on the CPU back end today,
-  // while matmul-shaped reduces get the SIMD heuristic; this model trains ~10x faster so.
+  // form's backward (the sliding windows' gradient) compiles to 7-D reduces of gathered loads on the CPU
+  // back end today, while matmul-shaped reduces get the SIMD heuristic: a W9 step took ~7x longer
+  // through Tensor::conv2d when last measured.
   static Tensor Conv3x3(const nn::Conv2d& conv, const Tensor& x) {
     int64_t oh = x.shape()[1] - 2, ow = x.shape()[2] - 2, o = conv.weight.shape()[0];
     std::vector<Tensor> taps;
@@ -40,8 +41,13 @@ struct MnistCnn {
       for (int64_t kx = 0; kx < 3; ++kx) taps.push_back(x.shrink({{0, x.shape()[0]}, {ky, ky + oh}, {kx, kx + ow},
                                                                   {0, x.shape()[3]}}));
     Tensor patches = taps[0].cat(std::vector<Tensor>(taps.begin() + 1, taps.end()), -1).contiguous();
-    Tensor w = conv.weight.permute({2, 3, 1, 0}).reshape({-1, o});  // (ky, kx, c) rows, as the taps
-    return patches.matmul(w) + *conv.bias;
+    // The weight as o rows of (ky, kx, c), the taps' order, stored once a step (9-37 KB), times the
+    // patches as nn::Linear does (patches @ w^T). Both kernels that read it then load vectors: the
+    // forward along a row's 9c taps, which patches hold contiguously too; the patches' gradient (g @ w)
+    // along the 9c patch columns it writes. The (o, c, 3, 3) parameter read through a permuted view made
+    // each kernel gather the weight lane by lane (conv2's forward 2.6x, its input gradient 1.9x slower).
+    Tensor w = conv.weight.permute({0, 2, 3, 1}).reshape({o, -1}).contiguous();
+    return patches.matmul(w.transpose()) + *conv.bias;
   }
   static Tensor Norm(nn::BatchNorm& bn, const Tensor& x) {  // BatchNorm wants channels on axis 1
     return bn(x.permute({0, 3, 1, 2})).permute({0, 2, 3, 1});
