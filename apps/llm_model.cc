@@ -77,14 +77,6 @@ Tensor JoinRows(const std::vector<Tensor>& parts) {
   return parts.size() == 1 ? parts[0] : parts[0].cat({parts.begin() + 1, parts.end()}, 0);
 }
 
-// Whether |t| is data in a buffer (loaded, or to be loaded, from a file, or realized) rather than a lazy
-// computation such as a GGUF weight's dequantization.
-bool IsStored(const Tensor& t) {
-  const UOp* u = t.uop().get();
-  while (u->op() == Ops::kReshape || u->op() == Ops::kContiguous) u = u->src(0).get();
-  return u->op() == Ops::kBuffer;
-}
-
 // The q, k and v projection weights |parts| on |device|: one weight of their rows in order where they are
 // stored data, so a one-token step computes the three in one kernel launch instead of three. They are
 // joined in their dtype and stored once (then StoredOn, so float16 stays float16): the matmul reads one
@@ -92,7 +84,8 @@ bool IsStored(const Tensor& t) {
 // matmul: storing them would make a float32 copy of quantized weights, and joining them as a view would
 // make the one kernel dequantize every element in every part's type.
 std::vector<Tensor> QkvWeightsOn(const std::vector<Tensor>& parts, const std::string& device) {
-  if (std::all_of(parts.begin(), parts.end(), IsStored)) return {StoredOn(JoinRows(parts).realize(), device)};
+  auto stored = [](const Tensor& t) { return t.is_stored(); };
+  if (std::all_of(parts.begin(), parts.end(), stored)) return {StoredOn(JoinRows(parts).realize(), device)};
   std::vector<Tensor> apart;
   for (const Tensor& part : parts) apart.push_back(StoredOn(part, device));
   return apart;

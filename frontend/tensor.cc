@@ -239,6 +239,8 @@ Tensor& Tensor::realize() {
   return *this;
 }
 
+bool Tensor::is_stored() const { return uop()->op() != Ops::kMulti && compiler::BufferOfView(uop()) != nullptr; }
+
 std::vector<unsigned char> Tensor::read_bytes() const {
   if (compiler::Capturing())
     throw Error("Jit: the function read tensor data (to_vector/item) while it was being captured; a jitted "

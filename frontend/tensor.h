@@ -180,6 +180,9 @@ class Tensor {
   static Tensor from_loader(const Shape& shape, DType dtype, std::function<void(void* dst, size_t bytes)> fill,
                             std::string_view device = "");
   Tensor contiguous() const;                 // forces a buffer in the schedule
+  // Whether this tensor is data in a buffer, seen whole and in order (uploaded, loaded from a file or
+  // to be, or realized), so realizing it runs no kernel; false for a lazy computation or a view.
+  bool is_stored() const;
 
   // ---- elementwise: unary --------------------------------------------------------------------
   Tensor neg() const;

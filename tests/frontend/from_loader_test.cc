@@ -31,6 +31,23 @@ TEST(FromLoader, ReadsOnceOnFirstRealize) {
   EXPECT_EQ(reads, 1);
 }
 
+// A loaded tensor is stored data before its bytes are read; a computation on it is not until realized,
+// and a view that reorders it never is (realizing it runs a kernel).
+TEST(FromLoader, IsStoredBeforeItIsRead) {
+  int reads = 0;
+  Tensor t = CountingLoader({2, 3}, {1, 2, 3, 4, 5, 6}, &reads);
+  EXPECT_TRUE(t.is_stored());
+  EXPECT_TRUE(t.reshape({3, 2}).is_stored());
+  EXPECT_FALSE(t.permute({1, 0}).is_stored());
+  EXPECT_FALSE(t.shrink({{0, 1}, {0, 3}}).is_stored());
+  Tensor doubled = t * 2;
+  EXPECT_FALSE(doubled.is_stored());
+  EXPECT_EQ(reads, 0);
+  doubled.realize();
+  EXPECT_TRUE(doubled.is_stored());
+  EXPECT_EQ(reads, 1);
+}
+
 TEST(FromLoader, EmptyTensorRealizesAndReadsNothing) {
   for (const Shape& shape : {Shape{0}, Shape{3, 0}, Shape{0, 17}}) {
     int reads = 0;
