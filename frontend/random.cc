@@ -5,6 +5,8 @@
 #include <mutex>
 #include <numbers>
 
+#include "frontend/host_effects.h"
+
 namespace tg {
 namespace {
 
@@ -35,6 +37,7 @@ uint64_t Reserve(int64_t n, std::array<uint32_t, 2>& key) {
 }
 
 std::vector<uint32_t> RandomWords(int64_t n) {
+  NoteHostEffect();
   std::array<uint32_t, 2> key;
   uint64_t first = Reserve(n, key);
   std::vector<uint32_t> words(n);

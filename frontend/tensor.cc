@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "compiler/compiler.h"
+#include "frontend/host_effects.h"
 #include "frontend/lazy_load.h"
 #include "frontend/random.h"
 #include "frontend/shape_util.h"
@@ -245,6 +246,7 @@ std::vector<unsigned char> Tensor::read_bytes() const {
   if (compiler::Capturing())
     throw Error("Jit: the function read tensor data (to_vector/item) while it was being captured; a jitted "
                 "function must only compute tensors (read the results it returns instead)");
+  NoteHostEffect();
   Tensor self = *this;
   self.realize();
   if (self.uop()->op() == Ops::kMulti) return self.gather_bytes();

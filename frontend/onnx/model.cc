@@ -1,18 +1,21 @@
 // tg::onnx::Model: load() parses once; run() binds inputs (checking dtypes and dims, binding symbolic
 // dims), then walks the nodes in order, dispatching each through OpRegistry with its model's opset.
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "absl/container/flat_hash_map.h"
 #include "frontend/devices.h"
+#include "frontend/host_effects.h"
 #include "frontend/load_budget.h"
 #include "frontend/onnx/graph.h"
 #include "frontend/onnx/host_fold.h"
 #include "frontend/onnx/onnx.h"
 #include "frontend/onnx/onnx_tensor.h"
 #include "frontend/onnx/op_registry.h"
+#include "frontend/onnx/trace_cache.h"
 #include "onnx/onnx_pb.h"
 
 namespace tg::onnx {
@@ -20,6 +23,8 @@ namespace tg::onnx {
 struct Model::Impl {
   ParsedModel parsed;
   std::string device;
+  mutable TraceCache traces;  // a run's graph, for the next run of the same input signature
+  mutable std::atomic<uint64_t> imported{0};
 };
 
 namespace {
@@ -170,6 +175,8 @@ int64_t Model::opset(std::string_view domain) const {
   return it == impl_->parsed.opsets.end() ? 0 : it->second;
 }
 
+Model::RunCounts Model::run_counts() const { return {impl_->imported.load(), impl_->traces.reused()}; }
+
 std::vector<Tensor> Model::run_in_order(const std::vector<Tensor>& inputs) const {
   if (inputs.size() != this->inputs().size())
     throw Error("onnx: the model takes " + std::to_string(this->inputs().size()) + " inputs, got " +
@@ -203,7 +210,20 @@ std::map<std::string, Tensor> Model::run(const std::map<std::string, Tensor>& in
       if (!g.initializers.count(name)) throw Error("onnx: the model has no input named \"" + name + "\"");
       scope.values.insert_or_assign(name, t.to(impl_->device));  // overriding an initializer is allowed
     }
-  std::vector<Tensor> outs = RunGraph(g, scope, impl_->device);
+  // Inputs overriding initializers by name are not part of a trace's signature: such runs import.
+  const bool traceable = inputs.size() == g.inputs.size();
+  std::vector<Tensor> given;
+  for (const ValueInfo& v : g.inputs) given.push_back(scope.values.at(v.name));
+  std::optional<std::vector<Tensor>> reused = traceable ? impl_->traces.Reuse(given) : std::nullopt;
+  std::vector<Tensor> outs;
+  if (reused) {
+    outs = *std::move(reused);
+  } else {
+    const uint64_t effects = HostEffectsOnThisThread();
+    outs = RunGraph(g, scope, impl_->device);
+    ++impl_->imported;
+    if (traceable && HostEffectsOnThisThread() == effects) impl_->traces.Keep(given, outs);
+  }
   std::map<std::string, Tensor> result;
   for (size_t i = 0; i < g.outputs.size(); ++i) result.insert_or_assign(g.outputs[i].name, outs[i]);
   return result;

@@ -54,6 +54,15 @@ class Model {
   // as a tg::Jit function (tg::Jit jit([&](const auto& in) { return model.run_in_order(in); })).
   std::vector<Tensor> run_in_order(const std::vector<Tensor>& inputs) const;
 
+  // How many runs imported the graph node by node, and how many reused the graph of the run before
+  // with their inputs swapped in: a run of the same input signature, all inputs stored buffers, whose
+  // import read no tensor data and drew no random numbers (frontend/onnx/trace_cache.h).
+  struct RunCounts {
+    uint64_t imported = 0;
+    uint64_t reused = 0;
+  };
+  RunCounts run_counts() const;
+
   struct Impl;
 
  private:
