@@ -58,10 +58,14 @@ void RunOcr(benchmark::State& state, const std::string& device, int warmup, cons
                               " not found in the runfiles or the working directory");
   onnx::Model model = onnx::load(model_path, device);
   Tensor input = onnx::load_tensor(input_path, device).realize();
+  // Plain runs alternate between two buffers of the input, as an application feeding new images does:
+  // the model then reuses its graph by swapping the input in (frontend/onnx/trace_cache.h), not as is.
+  Tensor inputs[2] = {input, onnx::load_tensor(input_path, device).realize()};
+  int64_t calls = 0;
   // Under the Jit the warm-up calls are its run and its capture, and the timed calls replays.
   Jit jit([&](const std::vector<Tensor>& in) { return model.run_in_order(in); });
   auto run = [&] {
-    std::vector<Tensor> out = how == OcrRun::kJit ? jit({input}) : model.run_in_order({input});
+    std::vector<Tensor> out = how == OcrRun::kJit ? jit({input}) : model.run_in_order({inputs[calls++ % 2]});
     for (Tensor& t : out) t.realize();
     SyncDevice(device);
   };
