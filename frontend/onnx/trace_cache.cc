@@ -29,9 +29,9 @@ std::optional<std::vector<Tensor>> TraceCache::Reuse(const std::vector<Tensor>& 
       return std::nullopt;
     if (old != now.uop()) swap.emplace(old.get(), now.uop());
   }
+  const UOpRef sink = Substitute(trace->outputs, swap);
   std::vector<Tensor> outputs;
-  for (size_t i = 0; i < trace->outputs.size(); ++i)
-    outputs.emplace_back(swap.empty() ? trace->outputs[i] : Substitute(trace->outputs[i], swap), trace->output_devices[i]);
+  for (size_t i = 0; i < trace->output_devices.size(); ++i) outputs.emplace_back(sink->src(i), trace->output_devices[i]);
   std::lock_guard<std::mutex> lock(mu_);
   ++reused_;
   return outputs;
@@ -41,7 +41,9 @@ void TraceCache::Keep(const std::vector<Tensor>& inputs, const std::vector<Tenso
   if (!TraceableInputs(inputs)) return;
   auto trace = std::make_shared<Trace>();
   for (const Tensor& t : inputs) trace->inputs.push_back(t.uop()), trace->input_devices.push_back(t.device());
-  for (const Tensor& t : outputs) trace->outputs.push_back(t.uop()), trace->output_devices.push_back(t.device());
+  std::vector<UOpRef> roots;
+  for (const Tensor& t : outputs) roots.push_back(t.uop()), trace->output_devices.push_back(t.device());
+  trace->outputs = UOp::Sink(std::move(roots));
   trace->training = Tensor::training();
   std::lock_guard<std::mutex> lock(mu_);
   last_ = std::move(trace);

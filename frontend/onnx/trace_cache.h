@@ -37,7 +37,7 @@ class TraceCache {
   struct Trace {
     std::vector<UOpRef> inputs;
     std::vector<std::string> input_devices;
-    std::vector<UOpRef> outputs;
+    UOpRef outputs;  // a SINK of them, so one Substitute rebuilds what they share once
     std::vector<std::string> output_devices;
     bool training = false;
   };
