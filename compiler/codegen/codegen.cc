@@ -11,6 +11,7 @@
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
 #include "compiler/codegen/one_hot_reduces.h"
+#include "compiler/codegen/one_slot_stores.h"
 #include "compiler/codegen/transcendental.h"
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
@@ -138,8 +139,9 @@ Kernel StartKernel(const UOpRef& ast, const Target& target) {
   target.renderer();  // a device the compiler cannot render for fails here, before any work
   CheckHalfSupport(ast, target);
   UOpRef simple = viz::TracePass("simplify", ast, [&] { return Simplify(ast); });
-  simple = viz::TracePass("one-hot reduces", simple, [&] {
-    UOpRef collapsed = graph_rewrite(simple, OneHotReduceRules());
+  simple = viz::TracePass("pinned ranges", simple, [&] {
+    static const PatternMatcher rules = OneHotReduceRules() + OneSlotStoreRules();
+    UOpRef collapsed = graph_rewrite(simple, rules);
     return collapsed == simple ? simple : Simplify(collapsed);  // a kernel without one stays as it was
   });
   UOpRef decomposed = viz::TracePass("decompose bfloat16", simple, [&] { return DecomposeBfloat16(simple); });

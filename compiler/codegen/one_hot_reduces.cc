@@ -4,48 +4,11 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/codegen/pinned_range.h"
 #include "ir/substitute.h"
 
 namespace tg::compiler {
 namespace {
-
-// The conjuncts of a bool AND tree.
-void Conjuncts(const UOpRef& c, std::vector<UOpRef>& out) {
-  if (c->op() == Ops::kAnd && c->dtype().is_bool()) {
-    Conjuncts(c->src(0), out);
-    Conjuncts(c->src(1), out);
-  } else {
-    out.push_back(c);
-  }
-}
-
-bool Mentions(const UOpRef& e, const UOpRef& r) {
-  for (const UOpRef& u : e->toposort())
-    if (u == r) return true;
-  return false;
-}
-
-// Whether |a| is the loop variable |r| itself, or integer casts of it that keep every value of r
-// (arange's index arrives cast to the compared dtype).
-bool IsExactlyLoop(const UOpRef& a, const UOpRef& r) {
-  const UOpRef* u = &a;
-  while ((*u)->op() == Ops::kCast) {
-    if (!(*u)->dtype().is_int() || (*u)->vmin() != r->vmin() || (*u)->vmax() != r->vmax()) return false;
-    u = &(*u)->src(0);
-  }
-  return *u == r;
-}
-
-// The e of a conjunct `r == e` (either side) with e an integer expression free of r.
-std::optional<UOpRef> SelectedIndex(const UOpRef& conjunct, const UOpRef& r) {
-  if (conjunct->op() != Ops::kCmpEq) return std::nullopt;
-  for (int side : {0, 1}) {
-    const UOpRef& a = conjunct->src(side);
-    const UOpRef& e = conjunct->src(1 - side);
-    if (e->dtype().is_int() && IsExactlyLoop(a, r) && !Mentions(e, r)) return e;
-  }
-  return std::nullopt;
-}
 
 bool ZeroIsIdentity(Ops op, DType dtype) {
   return op == Ops::kAdd || (op == Ops::kMax && (dtype.is_bool() || dtype.is_unsigned()));
@@ -75,33 +38,24 @@ std::optional<Selection> AsSelection(const UOpRef& u) {
   return std::nullopt;
 }
 
-// REDUCE(body, ranges) with body = (c ? x : 0), r in ranges and `r == e` a conjunct of c:
-// (valid(e) && c') ? x' : 0 over the other ranges, where ' is r := e with that conjunct true.
+// REDUCE(body, ranges) with body = (c ? x : 0) and c pinning r, one of the ranges, to e:
+// (valid(e) && c') ? x' : 0 over the other ranges, where ' is r := e with the pin true.
 UOpRef CollapseOneHot(const Match& m) {
   const UOpRef& red = m["red"];
   if (!ZeroIsIdentity(red->arg_as<ReduceArg>().op, red->dtype())) return nullptr;
   std::optional<Selection> body = AsSelection(red->src(0));
   if (!body) return nullptr;
-  std::vector<UOpRef> conjuncts;
-  Conjuncts(body->cond, conjuncts);
   for (size_t i = 1; i < red->src().size(); ++i) {
     const UOpRef& r = red->src(i);
-    if (r->op() != Ops::kRange || !r->src(0)->is_const()) continue;
-    for (const UOpRef& conjunct : conjuncts) {
-      std::optional<UOpRef> e = SelectedIndex(conjunct, r);
-      if (!e) continue;
-      UOpRef valid = logical_and(logical_not(lt(*e, (*e)->const_like(int64_t{0}))),
-                                 lt(*e, (*e)->const_like(r->src(0)->const_int())));
-      UOpRef at = valid->where(*e, (*e)->const_like(int64_t{0}))->cast(r->dtype());
-      NodeMap pick{{conjunct.get(), conjunct->const_like(true)}, {r.get(), at}};
-      UOpRef value = Substitute(body->value, pick);
-      UOpRef picked = logical_and(valid, Substitute(body->cond, pick))->where(value, value->const_like(int64_t{0}));
-      std::vector<UOpRef> src{picked};
-      for (size_t j = 1; j < red->src().size(); ++j)
-        if (j != i) src.push_back(red->src(j));
-      if (src.size() == 1) return picked->dtype() == red->dtype() ? picked : picked->cast(red->dtype());
-      return red->replace_src(std::move(src));
-    }
+    std::optional<Pin> pin = PinOf(body->cond, r);
+    if (!pin) continue;
+    UOpRef value = Substitute(body->value, pin->at);
+    UOpRef picked = logical_and(pin->valid, Substitute(body->cond, pin->at))->where(value, value->const_like(int64_t{0}));
+    std::vector<UOpRef> src{picked};
+    for (size_t j = 1; j < red->src().size(); ++j)
+      if (j != i) src.push_back(red->src(j));
+    if (src.size() == 1) return picked->dtype() == red->dtype() ? picked : picked->cast(red->dtype());
+    return red->replace_src(std::move(src));
   }
   return nullptr;
 }
