@@ -182,13 +182,16 @@ Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape) 
 // Q8_0's words hold each quant as half a word, so a kernel vectorized along a row reads every lane's
 // byte by a shift of its own word and every block's scale per lane (W12's Q8_0 decode: 7.5x slower per
 // matvec than over the planes). Split once, the quants are int8 a vector loads whole and the scale one
-// float per 32 of them.
+// float16 per 32 of them (the file's own bits: a decode step reads the file's 34 bytes a block), or one
+// float32 on a device without float16.
 Tensor ggml_dequantize_repacked(const Tensor& blocks, GGMLType type, const Shape& shape) {
   CheckBlocks("ggml_dequantize_repacked", blocks, type, shape);
   if (type != GGMLType::kQ8_0) return ggml_dequantize(blocks, type, shape);
   Tensor quants = SignedByteValues(BlockBytes(blocks, 2, 34)).cast(dtypes::int8).realize();
-  Tensor scales = HalfAt(blocks, 0, 1).realize();
-  return (quants.float_() * scales).reshape(shape);
+  Tensor scales = device_supports(blocks.device(), dtypes::float16)
+                      ? Columns(blocks, 0, 1).bitcast(dtypes::float16).realize()
+                      : HalfAt(blocks, 0, 1).realize();
+  return (quants.float_() * scales.float_()).reshape(shape);
 }
 
 }  // namespace tg::nn

@@ -57,8 +57,9 @@ const char* ggml_supported_types();
 Tensor ggml_dequantize(const Tensor& blocks, GGMLType type, const Shape& shape);
 
 // The same values over the blocks repacked once, now, into what a kernel vectorized along a row reads
-// with plain vector loads: Q8_0 as int8 quants (n, 32) and float32 scales (n, 1), 36 bytes a block on
-// the device instead of 34 (the blocks themselves are no longer needed); the other types as
+// with plain vector loads: Q8_0 as int8 quants (n, 32) and its float16 scales (n, 1), 34 bytes a block
+// as in the file (float32 scales, 36 bytes, on a device without float16; the blocks themselves are no
+// longer needed); the other types as
 // ggml_dequantize. The same tg::Error for mismatched blocks.
 Tensor ggml_dequantize_repacked(const Tensor& blocks, GGMLType type, const Shape& shape);
 

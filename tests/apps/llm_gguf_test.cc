@@ -99,17 +99,18 @@ TEST(LlmGguf, SplitModelLoadsFromItsFirstPart) {
 }
 
 // What the device holds of |header|'s tensors once a model is built: Q4_0's and Q4_K's blocks (uint16
-// words), Q8_0's int8 quants and float32 scales, which its blocks are split into at load (34 bytes a
-// block become 32 + 4), and the unquantized norms and biases as float32. rope_freqs.weight is not a
-// weight: it becomes the config's rope scaling.
+// words), Q8_0's int8 quants and float16 scales, which its blocks are split into at load (34 bytes a
+// block become 32 + 2; float32 scales, 32 + 4, on a device without float16), and the unquantized norms
+// and biases as float32. rope_freqs.weight is not a weight: it becomes the config's rope scaling.
 std::map<std::string, int64_t> DeviceBytes(const nn::GGUFHeader& header) {
+  const bool halves = device_supports(default_device(), dtypes::float16);
   std::map<std::string, int64_t> bytes;
   for (const nn::GGUFTensorInfo& t : header.tensors) {
     if (t.name == "rope_freqs.weight") continue;
     const int64_t n = static_cast<int64_t>(t.nbytes);
     if (t.type == nn::GGMLType::kQ8_0) {
       bytes["int8"] += n / 34 * 32;
-      bytes["float32"] += n / 34 * 4;
+      bytes[halves ? "float16" : "float32"] += n / 34 * (halves ? 2 : 4);
     } else {
       bytes[nn::ggml_layout(static_cast<uint32_t>(t.type))->quantized ? "uint16" : "float32"] += n;
     }

@@ -342,7 +342,7 @@ TEST(Gguf, DequantizeRefusesWhatIsNotQuantizedBlocks) {
   EXPECT_THAT(ggml_dequantize(blocks, GGMLType::kQ8_0, {64}).to_vector<float>(), ::testing::Each(0.0f));
 }
 
-// The Q8_0 planes (int8 quants, float32 scales) give every value ggml_dequantize gives over the
+// The Q8_0 planes (int8 quants, float16 scales) give every value ggml_dequantize gives over the
 // file's blocks, numpy's reference included; the other types pass through unchanged; bad blocks are
 // refused the same way, naming the function.
 TEST(Gguf, RepackedQuantsAreTheBlocksValues) {
