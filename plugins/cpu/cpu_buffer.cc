@@ -9,6 +9,7 @@
 
 #include "plugins/cpu/cpu_event.h"
 #include "plugins/cpu/device_queue.h"
+#include "plugins/cpu/host_memory.h"
 #include "plugins/cpu/simd.h"
 
 namespace tg_cpu {
@@ -47,7 +48,7 @@ bool PoisonNewBuffers() {
 }
 
 void FreeNow(tg_buffer* buffer) {
-  free(buffer->data);
+  FreeHostMemory(buffer->data);
   delete buffer;
 }
 
@@ -85,7 +86,7 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
                                                      " bytes is more than the machine's memory");
   }
   uint64_t rounded = (bytes + kBufferAlign - 1) / kBufferAlign * kBufferAlign;
-  void* data = aligned_alloc(kBufferAlign, rounded);
+  void* data = AllocateHostMemory(rounded, kBufferAlign);
   if (data == nullptr) {
     return MakeError(TG_CODE_RESOURCE_EXHAUSTED,
                      "buffer_alloc: out of host memory for " + std::to_string(bytes) + " bytes");

@@ -1,5 +1,5 @@
 // cpu_buffer.h: the CPU plugin's buffers: 64-byte aligned host memory, so kernels and Highway get
-// full-width aligned vectors. Copies follow the work queued on the buffer's device (device_queue.h):
+// full-width aligned vectors (huge pages for large ones: host_memory.h). Copies follow the work queued on the buffer's device (device_queue.h):
 // without an event they wait for it and run on the calling thread; with one they are queued.
 #ifndef TG_PLUGINS_CPU_CPU_BUFFER_H_
 #define TG_PLUGINS_CPU_CPU_BUFFER_H_
@@ -10,7 +10,7 @@
 
 struct tg_buffer {
   tg_device* device;
-  void* data;     // 64-byte aligned, owned
+  void* data;     // 64-byte aligned, owned (host_memory.h)
   uint64_t size;  // bytes the host asked for
 };
 
