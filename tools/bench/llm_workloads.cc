@@ -138,18 +138,34 @@ int Argmax(const std::vector<float>& logits) {
   return static_cast<int>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
-// Seconds of one copy of |src| into |dst| split over |threads| threads.
-double CopySeconds(const char* src, char* dst, size_t bytes, unsigned threads) {
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> workers;
-  const size_t slice = bytes / threads;
-  for (unsigned i = 0; i < threads; ++i) {
-    size_t begin = i * slice, end = i + 1 == threads ? bytes : begin + slice;
-    workers.emplace_back([=] { std::memcpy(dst + begin, src + begin, end - begin); });
+// Two host buffers of kCopyBytes, every page touched, and the bandwidth of one copy between them split
+// over every hardware thread (GB/s, read + write counted).
+class CopyProbe {
+ public:
+  CopyProbe() : src_(new char[kCopyBytes]), dst_(new char[kCopyBytes]) {
+    std::memset(src_.get(), 1, kCopyBytes);
+    std::memset(dst_.get(), 0, kCopyBytes);
   }
-  for (std::thread& t : workers) t.join();
-  return SecondsSince(start);
-}
+
+  double Seconds() const {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<std::thread> workers;
+    const size_t slice = kCopyBytes / threads_;
+    for (unsigned i = 0; i < threads_; ++i) {
+      size_t begin = i * slice, end = i + 1 == threads_ ? kCopyBytes : begin + slice;
+      workers.emplace_back([this, begin, end] { std::memcpy(dst_.get() + begin, src_.get() + begin, end - begin); });
+    }
+    for (std::thread& t : workers) t.join();
+    return SecondsSince(start);
+  }
+
+  static double Gbps(double seconds) { return 2.0 * kCopyBytes / seconds / 1e9; }
+  unsigned threads() const { return threads_; }
+
+ private:
+  const unsigned threads_ = std::max(1u, std::thread::hardware_concurrency());
+  std::unique_ptr<char[]> src_, dst_;
+};
 
 // The bandwidth the last W12_memcpy measured (GB/s, read + write), 0 before it ran.
 double measured_gbps = 0;
@@ -167,15 +183,37 @@ std::string Name(const char* kind, LlmWeights w) { return std::string("W12_llm_"
 
 }  // namespace
 
+// Each timed run's tokens/s as a percentage of the bound of the copy bandwidth measured just before it
+// (|copy_gbps| holds one per call, the untimed first ones included): on a machine whose bandwidth drifts
+// from minute to minute, a share that a W12_memcpy of another moment cannot give.
+std::vector<double> PairedBoundShares(const Format& f, const Timed& t, const std::vector<double>& copy_gbps) {
+  const size_t first = copy_gbps.size() - t.times_s.size();
+  std::vector<double> shares;
+  for (size_t i = 0; i < t.times_s.size(); ++i)
+    shares.push_back(100 * kDecodeTokens / t.times_s[i] / (copy_gbps[first + i] * 1e9 / WeightBytesPerToken(f)));
+  return shares;
+}
+
+std::string PairedBoundLabel(const std::vector<double>& shares) {
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "%.0f%% of the bound of a copy just before each run (median; %.0f-%.0f%%)",
+                Median(shares), *std::min_element(shares.begin(), shares.end()),
+                *std::max_element(shares.begin(), shares.end()));
+  return buf;
+}
+
 void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup, LlmWeights w) {
   if (std::string why = MissingReason(w); !why.empty())
     return PublishSkipped(state, Name("decode", w), device, "tokens/s", why);
   apps::LlmModel& model = CachedModel(w, device);
   const std::vector<int> prompt = Prompt(kDecodePrompt);
   std::vector<int> generated;
-  auto run = [&] {  // the prompt untimed, then kDecodeTokens greedy steps timed
+  const CopyProbe copy;
+  std::vector<double> copy_gbps;
+  auto run = [&] {  // the prompt and a copy untimed, then kDecodeTokens greedy steps timed
     model.ResetCache();
     int token = Argmax(model.Prefill(prompt));
+    copy_gbps.push_back(CopyProbe::Gbps(copy.Seconds()));
     generated.clear();
     auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < kDecodeTokens; ++i) {
@@ -186,10 +224,12 @@ void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup
   };
   Timed t = TimeSelfTimedRuns(state, run, std::max(warmup, 2));
   const double tokens_per_s = kDecodeTokens / t.median_s;
+  std::vector<double> shares = PairedBoundShares(FormatOf(w), t, copy_gbps);
   state.SetLabel("greedy from " + std::to_string(generated[0]) + ", " + std::to_string(generated[1]) + ", " +
                  std::to_string(generated[2]) + "...; " + BoundLabel(FormatOf(w), tokens_per_s) + "; " +
-                 WeightsLabel(model));
+                 PairedBoundLabel(shares) + "; " + WeightsLabel(model));
   Publish(state, Name("decode", w), device, t, tokens_per_s, "tokens/s");
+  PublishSamples(Name("decode", w) + "_paired_bound", device, std::move(shares), "% of bound");
 }
 
 void RunLlmPrefill(benchmark::State& state, const std::string& device, int warmup, LlmWeights w) {
@@ -209,13 +249,10 @@ void RunLlmPrefill(benchmark::State& state, const std::string& device, int warmu
 }
 
 void RunMemcpy(benchmark::State& state, const std::string& device, int warmup) {
-  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  std::unique_ptr<char[]> src(new char[kCopyBytes]), dst(new char[kCopyBytes]);
-  std::memset(src.get(), 1, kCopyBytes);  // touch every page before timing
-  std::memset(dst.get(), 0, kCopyBytes);
-  Timed t = TimeSelfTimedRuns(state, [&] { return CopySeconds(src.get(), dst.get(), kCopyBytes, threads); }, warmup);
-  measured_gbps = 2.0 * kCopyBytes / t.median_s / 1e9;
-  state.SetLabel("host memcpy, 2 x 256 MiB, " + std::to_string(threads) + " threads, read + write counted");
+  const CopyProbe copy;
+  Timed t = TimeSelfTimedRuns(state, [&] { return copy.Seconds(); }, warmup);
+  measured_gbps = CopyProbe::Gbps(t.median_s);
+  state.SetLabel("host memcpy, 2 x 256 MiB, " + std::to_string(copy.threads()) + " threads, read + write counted");
   Publish(state, "W12_memcpy", device, t, measured_gbps, "GB/s");
   for (LlmWeights w : kAllWeights) {
     const double bound = measured_gbps * 1e9 / WeightBytesPerToken(FormatOf(w));

@@ -85,6 +85,14 @@ void PublishDerivedRate(const std::string& name, const std::string& device, cons
   Records().push_back(std::move(median));
 }
 
+void PublishSamples(const std::string& name, const std::string& device, std::vector<double> samples,
+                    const std::string& unit) {
+  Record median{name, device, "median", Median(samples), unit};
+  median.samples = std::move(samples);
+  std::lock_guard<std::mutex> lock(records_mu);
+  Records().push_back(std::move(median));
+}
+
 void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,
                     const std::string& unit, const std::string& reason) {
   state.SkipWithError(("skipped: " + reason).c_str());

@@ -42,6 +42,11 @@ void Publish(benchmark::State& state, const std::string& name, const std::string
 void PublishDerivedRate(const std::string& name, const std::string& device, const Timed& t, double value,
                         const std::string& unit);
 
+// A figure measured beside the timed runs, one sample per run (W12's decode against the bound of a copy
+// made just before each run): a "median" row of the samples' median in |unit|, no "first" row and no counter.
+void PublishSamples(const std::string& name, const std::string& device, std::vector<double> samples,
+                    const std::string& unit);
+
 // For a workload that cannot run here (a model or a file is missing): marks the benchmark skipped with
 // |reason| and records a "skipped" row, so the report says why instead of showing a figure.
 void PublishSkipped(benchmark::State& state, const std::string& name, const std::string& device,
