@@ -202,6 +202,22 @@ void FuseQkv(std::map<std::string, Stored>& tensors, const std::string& h) {
   tensors.emplace(h + "self_attn.qkv_proj.weight", std::move(fused));
 }
 
+// Layer |h|'s gate and up projections, when quantized in one type, replaced by mlp.gate_up_interleaved:
+// gate's row i, then up's row i, for every i (each block lies within one row). SwiGLU's one kernel
+// computes silu(gate_i . x) * (up_i . x) per output i: over two weights it reads two streams of rows side
+// by side, over these rows one (LlmModel views gate and up in it).
+void FuseGateUp(std::map<std::string, Stored>& tensors, const std::string& h) {
+  const std::string names[] = {h + "mlp.gate_proj.weight", h + "mlp.up_proj.weight"};
+  const Stored &gate = tensors.at(names[0]), &up = tensors.at(names[1]);
+  if (!gate.quantized || up.type != gate.type) return;
+  const int64_t rows = gate.shape[0], words = gate.data.shape()[1], blocks_per_row = gate.data.shape()[0] / rows;
+  auto by_row = [&](const Tensor& blocks) { return blocks.reshape({rows, 1, blocks_per_row, words}); };
+  Tensor rows_in_turn = by_row(gate.data).cat({by_row(up.data)}, 1).reshape({2 * rows * blocks_per_row, words});
+  Stored fused{rows_in_turn.realize(), gate.type, {2 * rows, gate.shape[1]}, true};
+  for (const std::string& name : names) tensors.erase(name);
+  tensors.emplace(h + "mlp.gate_up_interleaved.weight", std::move(fused));
+}
+
 }  // namespace
 
 bool IsGgufPath(const std::string& path) { return path.size() > 5 && path.compare(path.size() - 5, 5, ".gguf") == 0; }
@@ -244,7 +260,10 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
   if (!wanted.empty())
     m.Fail("has no tensor \"" + wanted.begin()->first + "\" (" + std::to_string(wanted.size()) +
            " of the tensors a " + m.arch + " model of this config needs are missing)");
-  for (int64_t i = 0; i < out.config.layers; ++i) FuseQkv(stored, "model.layers." + std::to_string(i) + ".");
+  for (int64_t i = 0; i < out.config.layers; ++i) {
+    FuseQkv(stored, "model.layers." + std::to_string(i) + ".");
+    FuseGateUp(stored, "model.layers." + std::to_string(i) + ".");
+  }
   for (const auto& [name, s] : stored) out.weights.emplace(name, WeightOf(s));
   return out;
 }

@@ -4,6 +4,7 @@
 #include "apps/llm_model.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -91,6 +92,25 @@ std::vector<Tensor> QkvWeightsOn(const std::vector<Tensor>& parts, const std::st
   return apart;
 }
 
+// gate and up as views of one weight holding gate's row i, then up's row i, for every i: SwiGLU's one
+// kernel then reads one stream of rows instead of two side by side. The weight is the checkpoint's
+// mlp.gate_up_interleaved (LoadLlmGguf gives quantized ones so), or gate and up joined so and stored
+// once where both are stored data; lazy ones of different types stay two weights.
+std::pair<Tensor, Tensor> GateUpOn(const nn::StateDict& sd, const std::string& layer, int64_t f, int64_t d,
+                                   const std::string& device) {
+  std::optional<Tensor> rows_in_turn;
+  if (const std::string fused = layer + "mlp.gate_up_interleaved.weight"; sd.count(fused) != 0) {
+    rows_in_turn = StoredOn(Checked(sd, fused, {2 * f, d}), device);
+  } else {
+    const Tensor &gate = Checked(sd, layer + "mlp.gate_proj.weight", {f, d}),
+                 &up = Checked(sd, layer + "mlp.up_proj.weight", {f, d});
+    if (!gate.is_stored() || !up.is_stored()) return {StoredOn(gate, device), StoredOn(up, device)};
+    rows_in_turn = StoredOn(gate.reshape({f, 1, d}).cat({up.reshape({f, 1, d})}, 1).realize(), device);
+  }
+  Tensor both = rows_in_turn->reshape({f, 2, d});
+  return {both.shrink({{0, f}, {0, 1}, {0, d}}).reshape({f, d}), both.shrink({{0, f}, {1, 2}, {0, d}}).reshape({f, d})};
+}
+
 // q, k and v of the normed input |y| (1, t, d), |rows| (their widths) each: one matmul over a joined
 // weight, then split, or one per weight; plus qwen2's joined |bias|, added before the split (added to
 // each part after it, the schedule takes one kernel more per layer).
@@ -126,12 +146,18 @@ LlmModel::Layer LlmModel::TakeLayer(nn::StateDict& sd, const LlmConfig& c, int64
   const std::string p = "model.layers." + std::to_string(index) + ".";
   std::optional<Tensor> qkv_bias;
   if (c.qkv_bias) qkv_bias = FloatOn(JoinRows(QkvParts(sd, p, "bias", c, {})), default_device());
-  return Layer{NormOf(TakeFloat(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps),
-               QkvWeightsOn(QkvParts(sd, p, "weight", c, {d}), default_device()),
-               Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd}),
-               NormOf(TakeFloat(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps),
-               Take(sd, p + "mlp.gate_proj.weight", {f, d}),
-               Take(sd, p + "mlp.up_proj.weight", {f, d}),
+  // In the checkpoint's order, so the first tensor missing is the one named.
+  nn::RMSNorm attn_norm = NormOf(TakeFloat(sd, p + "input_layernorm.weight", {d}), c.rms_norm_eps);
+  std::vector<Tensor> qkv = QkvWeightsOn(QkvParts(sd, p, "weight", c, {d}), default_device());
+  Tensor o = Take(sd, p + "self_attn.o_proj.weight", {d, c.heads * hd});
+  nn::RMSNorm mlp_norm = NormOf(TakeFloat(sd, p + "post_attention_layernorm.weight", {d}), c.rms_norm_eps);
+  auto [gate, up] = GateUpOn(sd, p, f, d, default_device());
+  return Layer{std::move(attn_norm),
+               std::move(qkv),
+               std::move(o),
+               std::move(mlp_norm),
+               std::move(gate),
+               std::move(up),
                Take(sd, p + "mlp.down_proj.weight", {d, f}),
                std::move(qkv_bias),
                Tensor::zeros({1, c.kv_heads, context, hd}).contiguous().realize(),

@@ -38,7 +38,8 @@ class LlmModel {
   // qkv_bias), rows of q then k then v, may stand for its q_proj, k_proj and v_proj (apps/llm_gguf.h
   // gives quantized ones so). Separate stored q, k and v weights (a checkpoint's) are joined here, copied
   // once into one buffer in their dtype; lazy ones (GGUF dequantizations of different types) stay three
-  // matmuls. tg::Error naming the first missing or misshapen tensor. |context| caps the cache
+  // matmuls. Likewise a layer's mlp.gate_up_interleaved.weight (2 x intermediate, hidden), gate's row i
+  // then up's row i for every i, may stand for its gate_proj and up_proj, and stored ones are joined so. tg::Error naming the first missing or misshapen tensor. |context| caps the cache
   // (0 = the config's max_position_embeddings). A float32 weight already on the default device is used as
   // given: a lazy one (GGUF's dequantized blocks) is computed inside each kernel that reads it.
   LlmModel(const LlmConfig& config, nn::StateDict weights, int64_t context = 0);
@@ -61,7 +62,8 @@ class LlmModel {
   // The kernels a decode step launches, summed over the captured buckets' steps.
   size_t captured_kernels() const;
   // The bytes of the device buffers the weights are read from, by dtype name: {"float16": ...} for an
-  // F16 checkpoint, {"uint16": ..., "float32": ...} for a quantized GGUF one (its blocks, and the norms).
+  // F16 checkpoint; for a quantized GGUF one its blocks ("uint16"), or Q8_0's int8 quants and float16
+  // scales, and the norms ("float32").
   std::map<std::string, int64_t> weight_bytes() const;
 
  private:
