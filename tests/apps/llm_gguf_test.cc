@@ -151,6 +151,34 @@ TEST(LlmGguf, QkvOfOneQuantizedTypeIsOneWeight) {
   EXPECT_TRUE(f32.weights.count("model.layers.0.self_attn.q_proj.weight"));
 }
 
+// A layer's gate and up quantized in one type are one weight of their rows in turn (gate's row i, then
+// up's row i), over one buffer of blocks: the same values as the file's two tensors, row for row.
+// Unquantized ones keep their names (LlmModel joins them).
+TEST(LlmGguf, GateAndUpOfOneQuantizedTypeAreOneWeightOfTheirRowsInTurn) {
+  for (const std::string name : {"llama_q8_0", "llama_q4_k"}) {
+    LlmGguf gguf = LoadLlmGguf(kData + name + ".gguf");
+    nn::GGUFFile file = nn::gguf_load(kData + name + ".gguf");
+    const int64_t f = gguf.config.intermediate_size, d = gguf.config.hidden_size;
+    for (int64_t i = 0; i < gguf.config.layers; ++i) {
+      const std::string layer = "model.layers." + std::to_string(i) + ".mlp.", blk = "blk." + std::to_string(i) + ".";
+      ASSERT_TRUE(gguf.weights.count(layer + "gate_up_interleaved.weight")) << name << " " << layer;
+      EXPECT_FALSE(gguf.weights.count(layer + "gate_proj.weight")) << name << " " << layer;
+      EXPECT_FALSE(gguf.weights.count(layer + "up_proj.weight")) << name << " " << layer;
+      Tensor both = gguf.weights.at(layer + "gate_up_interleaved.weight");
+      ASSERT_EQ(both.shape(), (Shape{2 * f, d}));
+      both = both.reshape({f, 2, d});
+      for (int which : {0, 1}) {
+        const std::string part = blk + (which == 0 ? "ffn_gate.weight" : "ffn_up.weight");
+        std::vector<float> got = both.shrink({{0, f}, {which, which + 1}, {0, d}}).reshape({f, d}).to_vector<float>();
+        EXPECT_EQ(got, file.tensors.at(part).to_vector<float>()) << name << " " << part;
+      }
+    }
+  }
+  LlmGguf f32 = LoadLlmGguf(kData + "qwen2_f32.gguf");
+  EXPECT_FALSE(f32.weights.count("model.layers.0.mlp.gate_up_interleaved.weight"));
+  EXPECT_TRUE(f32.weights.count("model.layers.0.mlp.gate_proj.weight"));
+}
+
 // A Q4_0 block (a float16 scale, then 16 bytes: elements 0-15 in the low nibbles, 16-31 in the high ones,
 // each (nibble - 8) times the scale) as the Q8_0 block of the same values (the scale, then 32 int8).
 std::string Q4_0AsQ8_0(const char* block) {
