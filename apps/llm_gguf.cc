@@ -261,8 +261,9 @@ LlmGguf LoadLlmGguf(const std::string& path, std::string_view device) {
     m.Fail("has no tensor \"" + wanted.begin()->first + "\" (" + std::to_string(wanted.size()) +
            " of the tensors a " + m.arch + " model of this config needs are missing)");
   for (int64_t i = 0; i < out.config.layers; ++i) {
-    FuseQkv(stored, "model.layers." + std::to_string(i) + ".");
-    FuseGateUp(stored, "model.layers." + std::to_string(i) + ".");
+    const std::string layer = "model.layers." + std::to_string(i) + ".";
+    FuseQkv(stored, layer);
+    FuseGateUp(stored, layer);
   }
   for (const auto& [name, s] : stored) out.weights.emplace(name, WeightOf(s));
   return out;

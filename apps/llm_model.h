@@ -39,8 +39,9 @@ class LlmModel {
   // gives quantized ones so). Separate stored q, k and v weights (a checkpoint's) are joined here, copied
   // once into one buffer in their dtype; lazy ones (GGUF dequantizations of different types) stay three
   // matmuls. Likewise a layer's mlp.gate_up_interleaved.weight (2 x intermediate, hidden), gate's row i
-  // then up's row i for every i, may stand for its gate_proj and up_proj, and stored ones are joined so. tg::Error naming the first missing or misshapen tensor. |context| caps the cache
-  // (0 = the config's max_position_embeddings). A float32 weight already on the default device is used as
+  // then up's row i for every i, may stand for its gate_proj and up_proj, and stored ones are joined so.
+  // tg::Error naming the first missing or misshapen tensor. |context| caps the cache (0 = the config's
+  // max_position_embeddings). A float32 weight already on the default device is used as
   // given: a lazy one (GGUF's dequantized blocks) is computed inside each kernel that reads it.
   LlmModel(const LlmConfig& config, nn::StateDict weights, int64_t context = 0);
   LlmModel(const LlmModel&) = delete;  // the Jits capture |this|

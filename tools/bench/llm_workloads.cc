@@ -167,12 +167,15 @@ class CopyProbe {
   std::unique_ptr<char[]> src_, dst_;
 };
 
+// The decode rate |f|'s weights allow at |gbps| of copy bandwidth: the bytes a token reads, read at it.
+double BoundTokensPerS(const Format& f, double gbps) { return gbps * 1e9 / WeightBytesPerToken(f); }
+
 // The bandwidth the last W12_memcpy measured (GB/s, read + write), 0 before it ran.
 double measured_gbps = 0;
 
 std::string BoundLabel(const Format& f, double tokens_per_s) {
   if (measured_gbps <= 0) return "bound: run W12_memcpy in the same process";
-  const double bound = measured_gbps * 1e9 / WeightBytesPerToken(f);
+  const double bound = BoundTokensPerS(f, measured_gbps);
   char buf[128];
   std::snprintf(buf, sizeof(buf), "%.0f%% of the %.1f tokens/s bound (%.1f GB/s / %.0f MB a token)",
                 100 * tokens_per_s / bound, bound, measured_gbps, WeightBytesPerToken(f) / 1e6);
@@ -181,8 +184,6 @@ std::string BoundLabel(const Format& f, double tokens_per_s) {
 
 std::string Name(const char* kind, LlmWeights w) { return std::string("W12_llm_") + kind + "_" + FormatOf(w).suffix; }
 
-}  // namespace
-
 // Each timed run's tokens/s as a percentage of the bound of the copy bandwidth measured just before it
 // (|copy_gbps| holds one per call, the untimed first ones included): on a machine whose bandwidth drifts
 // from minute to minute, a share that a W12_memcpy of another moment cannot give.
@@ -190,7 +191,7 @@ std::vector<double> PairedBoundShares(const Format& f, const Timed& t, const std
   const size_t first = copy_gbps.size() - t.times_s.size();
   std::vector<double> shares;
   for (size_t i = 0; i < t.times_s.size(); ++i)
-    shares.push_back(100 * kDecodeTokens / t.times_s[i] / (copy_gbps[first + i] * 1e9 / WeightBytesPerToken(f)));
+    shares.push_back(100 * kDecodeTokens / t.times_s[i] / BoundTokensPerS(f, copy_gbps[first + i]));
   return shares;
 }
 
@@ -201,6 +202,8 @@ std::string PairedBoundLabel(const std::vector<double>& shares) {
                 *std::max_element(shares.begin(), shares.end()));
   return buf;
 }
+
+}  // namespace
 
 void RunLlmDecode(benchmark::State& state, const std::string& device, int warmup, LlmWeights w) {
   if (std::string why = MissingReason(w); !why.empty())
@@ -255,7 +258,7 @@ void RunMemcpy(benchmark::State& state, const std::string& device, int warmup) {
   state.SetLabel("host memcpy, 2 x 256 MiB, " + std::to_string(copy.threads()) + " threads, read + write counted");
   Publish(state, "W12_memcpy", device, t, measured_gbps, "GB/s");
   for (LlmWeights w : kAllWeights) {
-    const double bound = measured_gbps * 1e9 / WeightBytesPerToken(FormatOf(w));
+    const double bound = BoundTokensPerS(FormatOf(w), measured_gbps);
     PublishDerivedRate(Name("decode", w) + "_bound", device, t, bound, "tokens/s");
   }
 }
