@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "plugins/cuda/cuda_api.h"
+#include "plugins/cuda/cuda_headers.h"
 
 namespace tg_cuda {
 namespace {
@@ -44,6 +45,8 @@ tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const
   const NvrtcApi* nv = LoadNvrtc(&why);
   if (nv == nullptr) return MakeError(TG_CODE_UNAVAILABLE, why);
   std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-default-device"};
+  static const std::string headers = CudaHeaderDir(reinterpret_cast<const void*>(nv->nvrtcVersion));
+  if (!headers.empty()) opts.push_back("--include-path=" + headers);
   if (extra_options != nullptr) {
     std::istringstream in(extra_options);
     for (std::string o; in >> o;) opts.push_back(o);

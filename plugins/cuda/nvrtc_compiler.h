@@ -12,7 +12,8 @@ namespace tg_cuda {
 enum class NvrtcOutput { kPtx, kCubin };
 
 // Compiles |source| with --gpu-architecture=|arch| and -default-device (plus |extra_options|,
-// whitespace-separated, may be NULL). No system headers are added: kernels are self-contained.
+// whitespace-separated, may be NULL), and the toolkit's include directory where there is one
+// (cuda_headers.h): half-precision kernels include cuda_fp16.h.
 // UNAVAILABLE without NVRTC; INVALID_ARGUMENT with the full log when compilation fails.
 tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
                        NvrtcOutput output, std::string* out);
