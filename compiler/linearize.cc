@@ -118,7 +118,9 @@ class Linearizer {
     for (const UOpRef& u : body->toposort()) {
       Ops op = u->op();
       if (op == Ops::kRange || op == Ops::kStore || op == Ops::kSink || op == Ops::kReduce) continue;
-      if (Subset(Ranges(u), open_) && !ContainsReduce(u)) Emit(u);
+      // A barrier (and the partial reduce and store it orders) goes before the loop that reads
+      // what it publishes: inside, every iteration would wait again and store again.
+      if (Subset(Ranges(u), open_) && (op == Ops::kBarrier || !ContainsReduce(u))) Emit(u);
     }
   }
 
@@ -167,9 +169,11 @@ class Linearizer {
     }
     std::vector<UOpRef> loops(reduce->src().begin() + 1, reduce->src().end());
     OpenLoops(loops, UOp::Sink(values));
-    for (const UOpRef& v : values) Emit(v);
     for (size_t i = 0; i < group.size(); ++i) {
+      // What the update reads, not the value itself: a matrix instruction folds the accumulator in
+      // (WMMA(a, b, acc)), and its product with zero would be dead work the device still runs.
       UOpRef updated = CombineReduced(group[i]->arg_as<ReduceArg>().op, accs[i], values[i]);
+      for (const UOpRef& s : updated->src()) Emit(s);
       Push(updated);
       Push(UOp::Make(Ops::kAssign, group[i]->dtype(), {accs[i], updated}));
     }

@@ -55,6 +55,7 @@ Target Target::For(const runtime::DeviceInfo& device) {
   Target t;
   t.device = device.name;
   t.description = device.description;
+  t.arch = device.arch;
   t.renderer_ = PickRenderer(device);
   if (t.renderer_ == nullptr)
     t.no_renderer_ = "device " + device.name + " accepts dialects [" + absl::StrJoin(device.source_dialects, ", ") +
@@ -68,6 +69,8 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.max_group_threads = static_cast<int>(std::max<uint32_t>(device.max_group_threads, 1));
   t.max_group_size = device.max_group_size;
   t.local_mem_bytes = device.local_mem_bytes;
+  t.shared_memory = t.gpu && t.renderer_ != nullptr && t.renderer_->has_shared_memory();
+  if (t.renderer_ != nullptr) t.tensor_cores = TensorCoresFor(t.renderer_->dialect(), device.arch);
   if (!t.gpu) {
     t.l1_bytes = HostCacheBytes(1, int64_t{32} << 10);
     t.l2_bytes = HostCacheBytes(2, int64_t{256} << 10);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/tensor_core.h"
 #include "ir/dtype.h"
 #include "ir/ops.h"
 #include "runtime/device.h"
@@ -20,15 +21,10 @@ namespace tg::compiler {
 
 class Renderer;
 
-// A matrix unit's tile: D(m x n, acc) += A(m x k, in) * B(k x n, in). No renderer declares one yet.
-struct TensorCoreShape {
-  int m = 0, n = 0, k = 0;
-  DType input = dtypes::float16, accumulate = dtypes::float32;
-};
-
 struct Target {
   std::string device;                // canonical device name, for messages
   std::string description;           // the hardware, for messages
+  std::string arch;                  // the device's instruction set ("sm_90", "gfx90a"); "" where unknown
 
   // Launch model. gpu: work items run in groups of threads (launch ids gidx and lidx, 3 dimensions);
   // otherwise (the CPU dialects) a group's items are loops of one thread and only group ids launch.
@@ -45,7 +41,8 @@ struct Target {
   int max_group_threads = 1;         // work items per group, at most
   std::array<uint32_t, 3> max_group_size{1, 1, 1};
   uint64_t local_mem_bytes = 0;
-  std::vector<TensorCoreShape> tensor_cores;
+  bool shared_memory = false;        // the renderer spells local arrays and barriers (GROUP reduces)
+  std::vector<TensorCore> tensor_cores;  // the matrix instructions the TC opt may use (tensor_core.h)
 
   // Data caches of one core, for blocking a kernel's loops so what an inner sweep re-reads stays
   // cached. CPU targets run their kernels on this host, so these are the host's; 0 where unknown

@@ -7,7 +7,7 @@ namespace {
 
 // Indexed by the enum value; the static_assert below keeps it in step with the enum.
 constexpr std::array<std::string_view, kNumOps> kOpNames = {
-    "BUFFER", "DEFINE_GLOBAL", "DEFINE_VAR", "DEFINE_ACC", "SPECIAL",
+    "BUFFER", "DEFINE_GLOBAL", "DEFINE_VAR", "DEFINE_ACC", "SPECIAL", "DEFINE_LOCAL",
     "RESHAPE", "PERMUTE", "EXPAND", "PAD", "SHRINK", "FLIP",
     "CAST", "BITCAST", "EXP2", "LOG2", "SIN", "SQRT", "RECIPROCAL", "NEG", "TRUNC",
     "ADD", "MUL", "IDIV", "MOD", "FDIV", "MAX", "CMPLT", "CMPNE", "CMPEQ", "XOR", "OR", "AND", "SHL", "SHR",
@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "REDUCE", "CONST", "IOTA",
     "RANGE", "END", "IF", "ENDIF", "BARRIER",
     "INDEX", "LOAD", "STORE", "ASSIGN",
-    "VECTORIZE", "GEP",
+    "VECTORIZE", "GEP", "WMMA",
     "CONTIGUOUS", "DETACH", "COPY", "SINK", "KERNEL", "NOOP",
     "MULTI", "ALLREDUCE",
 };

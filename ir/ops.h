@@ -9,8 +9,9 @@
 namespace tg {
 
 enum class Ops : uint8_t {
-  // storage / params
-  kBuffer, kDefineGlobal, kDefineVar, kDefineAcc, kSpecial,
+  // storage / params; DEFINE_LOCAL(CONST n, arg=id) is an array of n elements of its dtype in the
+  // memory a work group shares (GPU dialects), declared once per kernel
+  kBuffer, kDefineGlobal, kDefineVar, kDefineAcc, kSpecial, kDefineLocal,
   // movement (tensor graph only)
   kReshape, kPermute, kExpand, kPad, kShrink, kFlip,
   // unary ALU
@@ -26,8 +27,9 @@ enum class Ops : uint8_t {
   kRange, kEnd, kIf, kEndIf, kBarrier,
   // memory
   kIndex, kLoad, kStore, kAssign,
-  // vectors (codegen): VECTORIZE(lanes...) builds one, GEP(vector, arg=lane) reads a lane
-  kVectorize, kGep,
+  // vectors (codegen): VECTORIZE(lanes...) builds one, GEP(vector, arg=lane) reads a lane;
+  // WMMA(a, b, c, arg=name) is a warp's matrix instruction on the lane's fragments (compiler/tensor_core.h)
+  kVectorize, kGep, kWmma,
   // scheduler / structure
   kContiguous, kDetach, kCopy, kSink, kKernel, kNoop,
   // multi-device (tensor graph only; see ir/multi_arg.h): MULTI(shard per device) is one logical tensor

@@ -198,7 +198,8 @@ int64_t ExpandedProduct(const Kernel& k, AxisType type) {
 // (code size and spills) and groups within the device's limit.
 bool WithinLimits(const Kernel& k, const Target& target) {
   return ExpandedProduct(k, AxisType::kUpcast) * ExpandedProduct(k, AxisType::kUnroll) <= kMaxUpcastProduct &&
-         ExpandedProduct(k, AxisType::kLocal) <= target.max_group_threads;
+         ExpandedProduct(k, AxisType::kLocal) * ExpandedProduct(k, AxisType::kGroupReduce) *
+             (k.tensor_core() ? k.tensor_core()->threads : 1) <= target.max_group_threads;
 }
 
 Kernel Replay(const Kernel& start, const std::vector<Opt>& opts) {
@@ -278,6 +279,8 @@ std::vector<std::vector<Opt>> BeamActions(const Kernel& base, const Target& targ
     if (t == AxisType::kReduce)
       for (int64_t a : kGroupAmounts) consider(OptOp::kGroup, i, a), consider(OptOp::kGroupTop, i, a);
     if (t == AxisType::kReduce) for (int64_t a : kBlockAmounts) consider(OptOp::kBlock, i, a);
+    if (t == AxisType::kReduce)
+      for (size_t tc = 0; tc < target.tensor_cores.size(); ++tc) consider(OptOp::kTc, i, static_cast<int64_t>(tc));
     consider(OptOp::kPadTo, i, kPadToAmount);
     for (int j = i + 1; output && j < static_cast<int>(base.axes().size()); ++j) consider(OptOp::kSwap, i, j);
   }

@@ -8,10 +8,12 @@
 #include "compiler/codegen/expander.h"
 #include "compiler/codegen/gated_index.h"
 #include "compiler/codegen/gpudims.h"
+#include "compiler/codegen/group_reduces.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
 #include "compiler/codegen/one_hot_reduces.h"
 #include "compiler/codegen/one_slot_stores.h"
+#include "compiler/codegen/tensor_cores.h"
 #include "compiler/codegen/transcendental.h"
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
@@ -135,6 +137,22 @@ void CheckHalfSupport(const UOpRef& ast, const Target& target) {
                   "another device");
 }
 
+namespace {
+
+// What GROUP and GROUPTOP may use on |target|, or why it has none.
+GroupLimits GroupLimitsOf(const Target& target) {
+  GroupLimits limits{target.local_mem_bytes, target.max_group_threads, ""};
+  if (!target.gpu)
+    limits.refusal = "the CPU dialects run a group's items as loops of one thread (use UNROLL for parallel partial sums)";
+  else if (!target.shared_memory)
+    limits.refusal = "the " + std::string(target.dialect()) + " renderer does not spell local arrays and barriers yet";
+  else if (target.local_mem_bytes == 0)
+    limits.refusal = "device " + target.device + " reports no local memory";
+  return limits;
+}
+
+}  // namespace
+
 Kernel StartKernel(const UOpRef& ast, const Target& target) {
   target.renderer();  // a device the compiler cannot render for fails here, before any work
   CheckHalfSupport(ast, target);
@@ -145,7 +163,9 @@ Kernel StartKernel(const UOpRef& ast, const Target& target) {
     return collapsed == simple ? simple : Simplify(collapsed);  // a kernel without one stays as it was
   });
   UOpRef decomposed = viz::TracePass("decompose bfloat16", simple, [&] { return DecomposeBfloat16(simple); });
-  return Kernel(decomposed, target.launch_dims);
+  std::string no_tensor_cores = "device " + target.device + " (" + std::string(target.dialect()) + ", arch '" +
+                                target.arch + "') has none this compiler uses";
+  return Kernel(decomposed, target.launch_dims, GroupLimitsOf(target), target.tensor_cores, no_tensor_cores);
 }
 
 Kernel StartKernel(const UOpRef& ast, const runtime::DeviceInfo& device) { return StartKernel(ast, Target::For(device)); }
@@ -191,10 +211,24 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
   std::vector<UOpRef> vector_axes = VectorAxes(k, target.vectors);
   UOpRef lowered = viz::TracePass("transcendentals", k.ast(),
                                   [&] { return LowerTranscendentals(k.ast(), renderer, vector_axes); });
+  // Before the UPCAST copies, while the kernel has its one reduce: lanes of a warp then hold the tile.
+  std::vector<UOpRef> lanes;
+  if (const TensorCore* tc = k.tensor_core())
+    lowered = viz::TracePass("tensor cores", lowered, [&] {
+      TensorCoreLowering l = LowerTensorCore(lowered, *tc, k.RangesOf(AxisType::kTensorCore));
+      lanes.push_back(l.lane);
+      return l.sink;
+    });
   UOpRef sink =
       viz::TracePass("expand upcast/unroll", lowered, [&] { return ExpandAxes(lowered, k, vector_axes, target); });
-  // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest.
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
+  std::vector<UOpRef> groups = k.RangesOf(AxisType::kGroupReduce);
+
+  sink = viz::TracePass("group reduces", sink, [&] { return ShareGroupReduces(sink, locals, groups); });
+  // The innermost loop becomes dimension 0 (x): the one GPUs coalesce and allow to be largest; a
+  // group axis is innermost, so GROUP's neighbouring work items read neighbouring elements.
+  locals.insert(locals.end(), groups.begin(), groups.end());
+  locals.insert(locals.end(), lanes.begin(), lanes.end());
   std::reverse(globals.begin(), globals.end());
   std::reverse(locals.begin(), locals.end());
   sink = SimplifyGatedIndices(

@@ -1,5 +1,7 @@
 #include "compiler/codegen/expander.h"
 
+#include <algorithm>
+
 #include "ir/substitute.h"
 #include "ir/symbolic.h"
 
@@ -12,7 +14,26 @@ UOpRef Lane(const UOpRef& u, const UOpRef& range, int64_t value) {
 
 }  // namespace
 
+namespace {
+
+bool IsZeroTile(const UOpRef& c) {
+  return c->op() == Ops::kVectorize &&
+         std::all_of(c->src().begin(), c->src().end(), [](const UOpRef& l) { return l->is_const_value(int64_t{0}); });
+}
+
+// acc + WMMA(a, b, 0) is WMMA(a, b, acc): the instruction accumulates itself. A chain of them (an
+// unrolled k) takes acc at its start.
+UOpRef AccumulateInto(const UOpRef& acc, const UOpRef& wmma) {
+  const UOpRef& c = wmma->src(2);
+  UOpRef start = IsZeroTile(c) ? acc : c->op() == Ops::kWmma ? AccumulateInto(acc, c) : nullptr;
+  return start ? wmma->replace_src({wmma->src(0), wmma->src(1), start}) : nullptr;
+}
+
+}  // namespace
+
 UOpRef CombineReduced(Ops op, const UOpRef& a, const UOpRef& b) {
+  if (op == Ops::kAdd && b->op() == Ops::kWmma)
+    if (UOpRef folded = AccumulateInto(a, b)) return folded;
   // Bools combine logically, as in tinygrad's symbolic rules: MAX and ADD are OR, MUL is AND. An
   // ordered MAX is wrong on the C renderer's vector bools, whose true lanes are -1 (so -1 < 0).
   if (a->dtype().is_bool()) op = op == Ops::kMul ? Ops::kAnd : Ops::kOr;

@@ -5,6 +5,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "compiler/codegen/cache_blocking.h"
 #include "compiler/codegen/reduce_chains.h"
+#include "ir/env.h"
+#include "ir/error.h"
 
 namespace tg::compiler {
 namespace {
@@ -456,16 +458,67 @@ void CoarsenGroups(Kernel& k, const Target& target) {
   }
 }
 
+// GPU: a reduce into few outputs (a sum to a scalar, a norm's row statistics) would leave most of the
+// device idle with one work item an output; its first reduce axis is shared by a group instead,
+// 256 work items where the outputs are very few, else 16 (tinygrad's choice: GROUPTOP).
+void GroupSmallOutputReduce(Kernel& k, const Target& target) {
+  if (!target.shared_memory) return;
+  int64_t outputs = 1;
+  int reduce = -1;
+  for (size_t i = 0; i < k.axes().size(); ++i) {
+    const auto& a = k.axes()[i];
+    if (a.type == AxisType::kGlobal || a.type == AxisType::kLoop) outputs *= a.extent();
+    if (a.type == AxisType::kReduce && reduce < 0) reduce = static_cast<int>(i);
+  }
+  constexpr int64_t kFewOutputs = 2048, kVeryFewOutputs = 32;
+  if (reduce < 0 || outputs > kFewOutputs) return;
+  for (int64_t amount : outputs <= kVeryFewOutputs ? std::vector<int64_t>{256, 16} : std::vector<int64_t>{16}) {
+    if (k.axes()[reduce].extent() % amount != 0) continue;
+    try {
+      k.Apply({OptOp::kGroupTop, reduce, amount});
+      return;
+    } catch (const Error&) {  // too many work items or too little local memory for this amount
+    }
+  }
+}
+
+// Work items a group already has: those sharing a reduce and a tensor core's lanes.
+int64_t GroupThreads(const Kernel& k) {
+  int64_t threads = k.tensor_core() ? k.tensor_core()->threads : 1;
+  for (const auto& a : k.axes())
+    if (a.type == AxisType::kGroupReduce) threads *= a.extent();
+  return threads;
+}
+
+// GPU: a matmul in half or bfloat16 runs on the target's matrix instructions when its axes take the
+// tile, the innermost reduce axis first (TC=0 keeps them off, as in tinygrad).
+bool UseTensorCores(Kernel& k, const Target& target) {
+  if (target.tensor_cores.empty() || GetEnvInt("TC", 1) == 0) return false;
+  for (int axis = static_cast<int>(k.axes().size()) - 1; axis >= 0; --axis) {
+    if (k.axes()[axis].type != AxisType::kReduce) continue;
+    for (size_t tc = 0; tc < target.tensor_cores.size(); ++tc) {
+      try {
+        k.Apply({OptOp::kTc, axis, static_cast<int64_t>(tc)});
+        return true;
+      } catch (const Error&) {  // not this instruction's dtypes or tile
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // GPU: the innermost grid axis runs as work items of a group, so neighbouring items touch
 // neighbouring memory (coalesced) and the group fills a warp or more.
 void AddLocalGroup(Kernel& k, const Target& target) {
+  if (!UseTensorCores(k, target)) GroupSmallOutputReduce(k, target);
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
   int axis = FindAxis(k, globals.back());
   int64_t extent = k.axes()[axis].extent(), amount = 1;
-  while (amount * 2 <= std::min<int64_t>(256, target.max_group_threads) && extent % (amount * 2) == 0) amount *= 2;
+  int64_t room = std::min<int64_t>(256, target.max_group_threads) / GroupThreads(k);
+  while (amount * 2 <= room && extent % (amount * 2) == 0) amount *= 2;
   if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
 }
 

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "compiler/codegen/block_loop_order.h"
+#include "compiler/codegen/tensor_cores.h"
 #include "ir/error.h"
 #include "ir/linear.h"
 #include "ir/substitute.h"
@@ -64,7 +65,12 @@ UOpRef SplitRange(const UOpRef& ast, const UOpRef& range, const UOpRef& outer, c
 
 }  // namespace
 
-Kernel::Kernel(const UOpRef& ast, int global_dims) : ast_(ast) {
+Kernel::Kernel(const UOpRef& ast, int global_dims, GroupLimits group_limits, std::vector<TensorCore> tensor_cores,
+               std::string no_tensor_cores)
+    : ast_(ast),
+      group_limits_(std::move(group_limits)),
+      tensor_cores_(std::move(tensor_cores)),
+      no_tensor_cores_(std::move(no_tensor_cores)) {
   absl::flat_hash_set<const UOp*> reduce_ranges;
   std::vector<UOpRef> ranges;
   for (const UOpRef& u : ast->toposort()) {
@@ -105,13 +111,15 @@ void Kernel::Apply(const Opt& opt) {
   bool is_reduce = axis.type == AxisType::kReduce;
   bool is_output = axis.type == AxisType::kGlobal || axis.type == AxisType::kLoop;
   std::string role = "axis " + std::to_string(opt.axis) + " is " + AxisTypeName(axis.type);
+  // The tiles' lanes and fragments are fixed by the instruction: only more tiles per work group
+  // (LOCAL) or per work item (UPCAST) of the output axes are left to choose.
+  if (tensor_core_ >= 0 && opt.op != OptOp::kLocal && opt.op != OptOp::kUpcast)
+    throw Error(opt.str() + ": after TC only LOCAL and UPCAST of output axes apply; " + AxesString());
   switch (opt.op) {
+    case OptOp::kTc: return UseTensorCore(opt);
     case OptOp::kGroup: case OptOp::kGroupTop:
       if (!is_reduce) throw Error(opt.str() + ": GROUP splits a reduce axis; " + role);
-      // tinygrad's GROUP_REDUCE: partial sums in local memory, combined after a barrier.
-      throw Error(opt.str() + ": a group reduce needs local memory shared by a group's work items and a barrier; "
-                  "the CPU dialects run a group's items as loops of one thread (use UNROLL for parallel "
-                  "partial sums) and this compiler's GPU linearizer has no local memory yet");
+      return Group(opt);
     case OptOp::kPadTo: return PadTo(opt);
     case OptOp::kSwap: return Swap(opt);
     case OptOp::kBlock: return Block(opt);
@@ -234,6 +242,110 @@ void Kernel::Block(const Opt& opt) {
   axes_.insert(first_loop, {outer, AxisType::kBlock});
   Renumber();
   applied_.push_back(opt);
+}
+
+// GROUP / GROUPTOP (tinygrad's GROUP_REDUCE): |amount| work items of a group each reduce their share
+// of the axis, then combine the partials through local memory (codegen/group_reduces). GROUP gives
+// work item l the iterations l, l + amount, ... (neighbours read neighbours: coalesced); GROUPTOP
+// gives it the l-th contiguous stretch. Every output axis must be a launch id: a loop around the
+// reduce would rewrite the local array while slower work items still read it.
+void Kernel::Group(const Opt& opt) {
+  const Axis& axis = axes_[opt.axis];
+  if (!group_limits_.refusal.empty())
+    throw Error(opt.str() + ": a group reduce needs local memory shared by a group's work items and a barrier; " +
+                group_limits_.refusal);
+  int64_t n = axis.extent();
+  if (opt.amount < 2 || n % opt.amount != 0)
+    throw Error(opt.str() + ": the group must divide the extent " + std::to_string(n) + " and be at least 2");
+  for (const Axis& a : axes_)
+    if (a.type == AxisType::kLoop || a.type == AxisType::kBlock || a.type == AxisType::kGroupReduce)
+      throw Error(opt.str() + ": a group reduce needs every output axis on the launch grid and one group axis; "
+                  "the kernel's axes are " + AxesString());
+  const UOp* reduce = ReduceOf(axis.range);
+  absl::flat_hash_set<const UOp*> outer_reduce_ranges, closed_below;
+  for (const UOpRef& u : ast_->toposort())
+    if (u->op() == Ops::kReduce && u.get() != reduce)
+      for (size_t i = 1; i < u->src().size(); ++i) outer_reduce_ranges.insert(u->src(i).get());
+  for (const UOpRef& u : reduce->toposort())
+    if (u->op() == Ops::kReduce)
+      for (size_t i = 1; i < u->src().size(); ++i) closed_below.insert(u->src(i).get());
+  for (const UOpRef& u : reduce->toposort())
+    if (outer_reduce_ranges.contains(u.get()) && !closed_below.contains(u.get()))
+      throw Error(opt.str() + ": the reduce over axis " + std::to_string(opt.axis) +
+                  " runs inside another reduce's loop, where its local array would be rewritten each iteration");
+  int64_t threads = opt.amount, local_axes = 0;
+  for (const Axis& a : axes_)
+    if (a.type == AxisType::kLocal) threads *= a.extent(), ++local_axes;
+  if (local_axes >= 3)
+    throw Error(opt.str() + ": a group has three launch dimensions and LOCAL takes them all; " + AxesString());
+  if (threads > group_limits_.max_threads)
+    throw Error(opt.str() + ": a group of " + std::to_string(threads) + " work items; the device allows " +
+                std::to_string(group_limits_.max_threads));
+  uint64_t bytes = GroupReduceBytes(*reduce, threads);
+  if (bytes > group_limits_.local_bytes)
+    throw Error(opt.str() + ": the partials take " + std::to_string(bytes) + " bytes of local memory; the device has " +
+                std::to_string(group_limits_.local_bytes));
+  applied_.push_back(opt);
+  if (n == opt.amount) return Split(opt.axis, opt.amount, AxisType::kGroupReduce);  // the whole axis
+  UOpRef group = UOp::Range(opt.amount, 2000000, axis.range->dtype());
+  UOpRef rest = UOp::Range(n / opt.amount, 2000001, axis.range->dtype());
+  ast_ = opt.op == OptOp::kGroupTop ? SplitRange(ast_, axis.range, group, rest) : SplitRange(ast_, axis.range, rest, group);
+  axes_[opt.axis].range = rest;
+  axes_.push_back({group, AxisType::kGroupReduce});
+  Renumber();
+}
+
+// TC: axis |opt.axis| is the reduce's k; m and n are the innermost output axes that only a or only
+// b moves with. Each is split by the tile's size, the tile's part becoming a TC axis.
+void Kernel::UseTensorCore(const Opt& opt) {
+  if (tensor_cores_.empty())
+    throw Error(opt.str() + ": TC needs a matrix instruction, and " + no_tensor_cores_ +
+                "; tensor cores are used on " + TensorCoreSupportSummary());
+  if (opt.amount < 0 || opt.amount >= static_cast<int64_t>(tensor_cores_.size()))
+    throw Error(opt.str() + ": the target has tensor cores 0 to " + std::to_string(tensor_cores_.size() - 1));
+  if (!applied_.empty()) throw Error(opt.str() + ": TC must be the first opt of a kernel");
+  const TensorCore& tc = tensor_cores_[opt.amount];
+  const Axis& k_axis = axes_[opt.axis];
+  int reduces = 0;
+  for (const UOpRef& u : ast_->toposort()) reduces += u->op() == Ops::kReduce;
+  const UOp* reduce = k_axis.type == AxisType::kReduce ? ReduceOf(k_axis.range) : nullptr;
+  std::optional<MatmulOperands> ab = reduce ? MatchTensorCoreReduce(*reduce, tc) : std::nullopt;
+  if (!ab || reduces != 1)
+    throw Error(opt.str() + ": " + tc.str() + " computes a kernel's one reduce, a sum in " + tc.accumulate.name() +
+                " of products of two " + tc.input.name() + " operands, over a reduce axis; axis " +
+                std::to_string(opt.axis) + " is " + AxisTypeName(k_axis.type) + " of " + AxesString());
+  auto moves = [](const UOpRef& x, const UOpRef& r) {
+    for (const UOpRef& u : x->toposort())
+      if (u == r) return true;
+    return false;
+  };
+  int m = -1, n = -1;
+  for (int i = 0; i < static_cast<int>(axes_.size()); ++i) {
+    const Axis& a = axes_[i];
+    if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
+    bool in_a = moves(ab->a, a.range), in_b = moves(ab->b, a.range);
+    if (in_a && !in_b && a.extent() % tc.m == 0) m = i;
+    if (in_b && !in_a && a.extent() % tc.n == 0) n = i;
+  }
+  if (m < 0 || n < 0 || k_axis.extent() % tc.k != 0 || !moves(ab->a, k_axis.range) || !moves(ab->b, k_axis.range))
+    throw Error(opt.str() + ": " + tc.str() + " needs an output axis of a alone divisible by " + std::to_string(tc.m) +
+                ", one of b alone divisible by " + std::to_string(tc.n) + " and the reduce axis of both divisible by " +
+                std::to_string(tc.k) + "; the kernel's axes are " + AxesString());
+  // Highest index first: splitting a whole axis moves it to the end, which shifts the ones after it.
+  std::vector<std::pair<int, int64_t>> splits = {{m, tc.m}, {n, tc.n}, {opt.axis, tc.k}};
+  std::sort(splits.begin(), splits.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  for (auto [axis, size] : splits) Split(axis, size, AxisType::kTensorCore);
+  tensor_core_ = static_cast<int>(opt.amount);
+  applied_.push_back(opt);
+}
+
+// One partial per work item; each UPCAST copy of the reduce has its own.
+uint64_t Kernel::GroupReduceBytes(const UOp& reduce, int64_t threads) const {
+  uint64_t bytes = reduce.dtype().itemsize();
+  int64_t copies = 1;
+  for (const Axis& a : axes_)
+    if (a.type == AxisType::kUpcast) copies *= a.extent();
+  return bytes * static_cast<uint64_t>(threads * copies);
 }
 
 std::string Kernel::AxesString() const {

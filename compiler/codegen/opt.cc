@@ -11,6 +11,8 @@ std::string AxisTypeName(AxisType type) {
     case AxisType::kUpcast: return "UPCAST";
     case AxisType::kUnroll: return "UNROLL";
     case AxisType::kBlock: return "BLOCK";
+    case AxisType::kGroupReduce: return "GROUP_REDUCE";
+    case AxisType::kTensorCore: return "TC";
   }
   return "?";
 }
@@ -26,13 +28,14 @@ std::string OptOpName(OptOp op) {
     case OptOp::kPadTo: return "PADTO";
     case OptOp::kSwap: return "SWAP";
     case OptOp::kBlock: return "BLOCK";
+    case OptOp::kTc: return "TC";
   }
   return "?";
 }
 
 std::optional<OptOp> OptOpFromName(std::string_view name) {
   for (OptOp op : {OptOp::kUpcast, OptOp::kUnroll, OptOp::kLocal, OptOp::kThread, OptOp::kGroup, OptOp::kGroupTop,
-                   OptOp::kPadTo, OptOp::kSwap, OptOp::kBlock})
+                   OptOp::kPadTo, OptOp::kSwap, OptOp::kBlock, OptOp::kTc})
     if (OptOpName(op) == name) return op;
   return std::nullopt;
 }

@@ -19,6 +19,9 @@ enum class AxisType : uint8_t {
   kUpcast,  // an output loop expanded in registers (vectorized or unrolled)
   kUnroll,  // a reduction loop expanded in registers
   kBlock,   // the blocks of a reduction, looped outside the output loops (the BLOCK opt)
+  kGroupReduce,  // a reduction split over a group's work items (SPECIAL lidx), partials combined in
+                 // local memory after a barrier (GROUP / GROUPTOP; GPU dialects)
+  kTensorCore,   // an m, n or k axis of a matrix instruction's tile (the TC opt)
 };
 
 enum class OptOp : uint8_t {
@@ -35,6 +38,8 @@ enum class OptOp : uint8_t {
   kBlock,     // split a reduce axis into blocks of |amount|: the block loop runs outside the group's
               // output loops, each pass adding its block's sum to the stored output, so the operands
               // of one block stay cached while the outputs sweep them (K-blocking of a matmul)
+  kTc,        // a matmul's reduce axis |axis| and its innermost m and n axes run as tiles of the
+              // target's tensor core number |amount| (tinygrad's TC): the first opt of a kernel
 };
 
 struct Opt {

@@ -144,6 +144,26 @@ std::string CStyleRenderer::MathCall(std::string_view fn, DType dtype, const std
   return absl::StrCat("((", TypeName(dtype), ")", name, "f((float)", x, "))");
 }
 
+std::string CStyleRenderer::LocalArray(DType, const std::string& name, int64_t) const {
+  throw Error("render: the " + std::string(dialect()) + " renderer has no local memory for " + name);
+}
+
+std::string CStyleRenderer::Barrier() const {
+  throw Error("render: the " + std::string(dialect()) + " renderer has no barrier");
+}
+
+std::string CStyleRenderer::VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const {
+  return absl::StrCat("((", TypeName(dtype), "){", absl::StrJoin(lanes, ","), "})");
+}
+
+std::string CStyleRenderer::Broadcast(DType dtype, const std::string& scalar) const {
+  return absl::StrCat("((", TypeName(dtype), "){0}+", scalar, ")");  // GCC broadcasts a scalar added to a vector
+}
+
+std::string CStyleRenderer::MatrixCall(const UOpRef& wmma, const std::vector<std::string>&) const {
+  throw Error("render: the " + std::string(dialect()) + " renderer has no matrix instruction " + wmma->arg_as<std::string>());
+}
+
 std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
   DType dt = u->dtype();
   if (dt.count() > 1) return VectorAluExpr(u, a);
@@ -284,7 +304,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
   UseInfo info = AnalyzeUses(ops);
   absl::flat_hash_map<const UOp*, std::string> expr;
   absl::flat_hash_map<const UOp*, std::string> acc_of_reduce;
-  std::string body;
+  std::string body, local_arrays;  // local arrays are declared at the kernel's top scope (OpenCL requires it)
   int depth = 1, counter = 0;
   auto line = [&](const std::string& text) { body += std::string(2 * depth, ' ') + text + "\n"; };
   auto of = [&](const UOpRef& s) -> const std::string& { return expr.at(s.get()); };
@@ -298,6 +318,19 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
     switch (u->op()) {
       case Ops::kDefineGlobal: expr[u.get()] = absl::StrCat("data", u->arg_as<int64_t>()); break;
       case Ops::kConst: expr[u.get()] = Literal(u); break;
+      case Ops::kDefineLocal: {
+        std::string var = absl::StrCat("temp", u->arg_as<int64_t>());
+        local_arrays += "  " + LocalArray(u->dtype(), var, u->src(0)->const_int()) + "\n";
+        expr[u.get()] = var;
+        break;
+      }
+      case Ops::kBarrier: line(Barrier()); break;
+      case Ops::kWmma: {
+        std::vector<std::string> args;
+        for (const UOpRef& s : u->src()) args.push_back(of(s));
+        declare(u, "wmma", MatrixCall(u, args));
+        break;
+      }
       case Ops::kSpecial: {
         const std::string& var = u->arg_as<std::string>();
         line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", SpecialExpr(var), ";"));
@@ -318,8 +351,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
         // A vector accumulator starts from its scalar identity in every lane; a bool's true is the mask's -1.
         const UOpRef& identity = u->src(0);
         std::string init = of(identity);
-        if (IsVector(u) && !IsVector(identity))
-          init = AsVector(identity, u->dtype().is_bool() ? MaskLane(init) : init, TypeName(u->dtype()));
+        if (IsVector(u) && !IsVector(identity)) init = Broadcast(u->dtype(), u->dtype().is_bool() ? MaskLane(init) : init);
         line(absl::StrCat(TypeName(u->dtype()), " ", var, " = ", init, ";"));
         expr[u.get()] = var;
         acc_of_reduce[u->src(1).get()] = var;
@@ -334,7 +366,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kVectorize: {
         std::vector<std::string> lanes;
         for (const UOpRef& l : u->src()) lanes.push_back(u->dtype().is_bool() ? MaskLane(of(l)) : of(l));
-        std::string value = absl::StrCat("((", TypeName(u->dtype()), "){", absl::StrJoin(lanes, ","), "})");
+        std::string value = VectorLiteral(u->dtype(), lanes);
         if (info.uses[u.get()] > 1 || info.used_deeper[u.get()]) declare(u, "vec", value);
         else expr[u.get()] = value;
         break;
@@ -366,7 +398,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
     }
   }
-  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, params.buffers, params.written) + body +
+  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, params.buffers, params.written) + local_arrays + body +
          KernelSuffix();
 }
 

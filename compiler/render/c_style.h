@@ -43,11 +43,21 @@ class CStyleRenderer : public Renderer {
   std::string Zero(DType dtype) const;
   // Expression of a unary math function (exp2, log2, sin, sqrt, trunc) on |x| of |dtype|.
   virtual std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const;
+  // The declaration of |name|, an array of |count| |dtype| in a group's shared memory, and the
+  // statement after which every work item of the group sees the others' stores to it.
+  virtual std::string LocalArray(DType dtype, const std::string& name, int64_t count) const;
+  virtual std::string Barrier() const;
+  // A vector of |dtype| from its lanes' expressions (GCC: a compound literal).
+  virtual std::string VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const;
+  // A vector of |dtype| with |scalar| (of |dtype|'s lane type) in every lane.
+  virtual std::string Broadcast(DType dtype, const std::string& scalar) const;
+  // A warp's matrix instruction (WMMA) on the fragments |args| (a, b, c).
+  virtual std::string MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const;
 
   std::string AluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
   // GCC vector extension types ("tg_float_16") and the ops the vectorizer leaves as vectors.
   std::string VectorTypeName(DType dtype) const;
-  std::string VectorTypedefs(const std::vector<UOpRef>& ops) const;
+  virtual std::string VectorTypedefs(const std::vector<UOpRef>& ops) const;
   std::string VectorAluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
   // |load| (a vector) of |buf|[|index|...] where the lanes of |mask| are on; the others read 0.
   std::string MaskedLoad(const UOpRef& load, const std::string& buf, const std::string& index,

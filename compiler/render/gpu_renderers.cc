@@ -2,7 +2,10 @@
 
 #include <cmath>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -88,11 +91,92 @@ std::string OpenClRenderer::Bitcast(DType, DType to, const std::string& x) const
   return absl::StrCat("as_", TypeName(to), "(", x, ")");
 }
 
+// bool has no defined size in OpenCL C: its partials live as bytes, as bool buffers do.
+std::string OpenClRenderer::LocalArray(DType dtype, const std::string& name, int64_t count) const {
+  return absl::StrCat("__local ", dtype.is_bool() ? "uchar" : TypeName(dtype), " ", name, "[", count, "];");
+}
+
 // ---- CUDA / HIP C++ ----------------------------------------------------------------------------
 
 std::string CudaRenderer::TypeName(DType dtype) const {
-  if (dtype.count() > 1) throw Error("render: the " + dialect_ + " renderer does not vectorize yet");
+  if (dtype.count() > 1) return absl::StrCat("tg_vec<", TypeName(dtype.base()), ", ", dtype.count(), ">");
   return SharedTypeName(dtype, "long long", "unsigned long long", "__half");
+}
+
+std::string CudaRenderer::VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const {
+  return absl::StrCat(TypeName(dtype), "{{", absl::StrJoin(lanes, ", "), "}}");
+}
+
+std::string CudaRenderer::Broadcast(DType dtype, const std::string& scalar) const {
+  return VectorLiteral(dtype, std::vector<std::string>(dtype.count(), scalar));
+}
+
+std::string CudaRenderer::MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const {
+  return absl::StrCat("tg_", wmma->arg_as<std::string>(), "(", absl::StrJoin(args, ", "), ")");
+}
+
+namespace {
+
+// The fragments of mma.sync travel as 32-bit registers of two 16-bit elements, the lower first.
+std::string NvidiaMma(const std::string& name, const std::string& input, const char* ptx_type) {
+  return absl::StrCat(
+      "__device__ inline tg_vec<float, 4> tg_", name, "(tg_vec<", input, ", 8> a, tg_vec<", input,
+      ", 4> b, tg_vec<float, 4> c) {\n"
+      "  unsigned int A[4], B[2];\n"
+      "  for (int i = 0; i < 4; i++) A[i] = tg_bitcast<unsigned short>(a[2*i]) | "
+      "((unsigned int)tg_bitcast<unsigned short>(a[2*i+1]) << 16);\n"
+      "  for (int i = 0; i < 2; i++) B[i] = tg_bitcast<unsigned short>(b[2*i]) | "
+      "((unsigned int)tg_bitcast<unsigned short>(b[2*i+1]) << 16);\n"
+      "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.", ptx_type, ".", ptx_type,
+      ".f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+      "      : \"+f\"(c.v[0]), \"+f\"(c.v[1]), \"+f\"(c.v[2]), \"+f\"(c.v[3])\n"
+      "      : \"r\"(A[0]), \"r\"(A[1]), \"r\"(A[2]), \"r\"(A[3]), \"r\"(B[0]), \"r\"(B[1]));\n"
+      "  return c;\n}\n");
+}
+
+// AMD's matrix builtins take clang vectors of _Float16 and float.
+std::string AmdMatrix(const std::string& name, int in_lanes, int out_lanes, const std::string& builtin_call) {
+  return absl::StrCat(
+      "typedef _Float16 tg_h", in_lanes, " __attribute__((ext_vector_type(", in_lanes, ")));\n",
+      "typedef float tg_f", out_lanes, " __attribute__((ext_vector_type(", out_lanes, ")));\n",
+      "__device__ inline tg_vec<float, ", out_lanes, "> tg_", name, "(tg_vec<__half, ", in_lanes, "> a, tg_vec<__half, ",
+      in_lanes, "> b, tg_vec<float, ", out_lanes, "> c) {\n",
+      "  tg_h", in_lanes, " A, B; tg_f", out_lanes, " C;\n",
+      "  for (int i = 0; i < ", in_lanes, "; i++) { A[i] = tg_bitcast<_Float16>(a[i]); B[i] = tg_bitcast<_Float16>(b[i]); }\n",
+      "  for (int i = 0; i < ", out_lanes, "; i++) C[i] = c[i];\n",
+      "  C = ", builtin_call, ";\n",
+      "  for (int i = 0; i < ", out_lanes, "; i++) c.v[i] = C[i];\n",
+      "  return c;\n}\n");
+}
+
+std::string MatrixHelper(const std::string& name) {
+  if (name == "mma_m16n8k16_f16_f32") return NvidiaMma(name, "__half", "f16");
+  if (name == "mma_m16n8k16_bf16_f32") return NvidiaMma(name, "unsigned short", "bf16");
+  if (name == "mfma_f32_16x16x16_f16")
+    return AmdMatrix(name, 4, 4, "__builtin_amdgcn_mfma_f32_16x16x16f16(A, B, C, 0, 0, 0)");
+  if (name == "wmma_f32_16x16x16_f16_w32")
+    return AmdMatrix(name, 16, 8, "__builtin_amdgcn_wmma_f32_16x16x16_f16_w32(A, B, C)");
+  throw Error("render: no spelling for the matrix instruction " + name);
+}
+
+}  // namespace
+
+std::string CudaRenderer::Extensions(const std::vector<UOpRef>& ops) const {
+  std::string out;
+  bool vectors = false, half = false;
+  std::set<std::string> matrix;
+  for (const UOpRef& u : ops) {
+    vectors = vectors || u->dtype().count() > 1;
+    half = half || u->dtype().base() == dtypes::float16;
+    if (u->op() == Ops::kWmma) matrix.insert(u->arg_as<std::string>());
+  }
+  // __half comes from the toolkit's header (the plugin gives NVRTC its include path); hiprtc has it built in.
+  if (half && dialect_ == "cuda-c") out += "#include <cuda_fp16.h>\n";
+  if (vectors)
+    out += "template <class T, int N> struct tg_vec { T v[N]; __device__ T& operator[](int i) { return v[i]; } "
+           "__device__ const T& operator[](int i) const { return v[i]; } };\n";
+  for (const std::string& name : matrix) out += MatrixHelper(name);
+  return out;
 }
 
 std::string CudaRenderer::Prelude() const {
@@ -128,6 +212,10 @@ std::string CudaRenderer::SpecialFloat(double v, DType dtype) const {
 
 std::string CudaRenderer::Bitcast(DType, DType to, const std::string& x) const {
   return absl::StrCat("tg_bitcast<", TypeName(to), ">(", x, ")");
+}
+
+std::string CudaRenderer::LocalArray(DType dtype, const std::string& name, int64_t count) const {
+  return absl::StrCat("__shared__ ", TypeName(dtype), " ", name, "[", count, "];");
 }
 
 }  // namespace tg::compiler

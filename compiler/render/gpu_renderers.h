@@ -12,6 +12,7 @@ class OpenClRenderer : public CStyleRenderer {
  public:
   std::string_view dialect() const override { return "opencl-c"; }
   bool half_needs_extension() const override { return true; }
+  bool has_shared_memory() const override { return true; }
   std::string TypeName(DType dtype) const override;
 
  protected:
@@ -23,6 +24,8 @@ class OpenClRenderer : public CStyleRenderer {
   std::string SpecialExpr(const std::string& special_name) const override;
   std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const override;
   std::string Bitcast(DType from, DType to, const std::string& x) const override;
+  std::string LocalArray(DType dtype, const std::string& name, int64_t count) const override;
+  std::string Barrier() const override { return "barrier(CLK_LOCAL_MEM_FENCE);"; }
 };
 
 // CUDA C++ for NVRTC ("cuda-c") and HIP C++ for hiprtc ("hip-c"): extern "C" __global__ with
@@ -31,6 +34,7 @@ class CudaRenderer : public CStyleRenderer {
  public:
   explicit CudaRenderer(std::string dialect) : dialect_(std::move(dialect)) {}
   std::string_view dialect() const override { return dialect_; }
+  bool has_shared_memory() const override { return true; }
   std::string TypeName(DType dtype) const override;
 
  protected:
@@ -41,6 +45,15 @@ class CudaRenderer : public CStyleRenderer {
   std::string SpecialExpr(const std::string& special_name) const override;
   std::string SpecialFloat(double v, DType dtype) const override;
   std::string Bitcast(DType from, DType to, const std::string& x) const override;
+  std::string LocalArray(DType dtype, const std::string& name, int64_t count) const override;
+  std::string Barrier() const override { return "__syncthreads();"; }
+  // Vectors are tg_vec<T, N> (an array with operator[]): the fragments of matrix instructions. No
+  // ALU runs on them; the vectorizer makes none for these dialects.
+  std::string Extensions(const std::vector<UOpRef>& ops) const override;
+  std::string VectorTypedefs(const std::vector<UOpRef>& ops) const override { return ""; }
+  std::string VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const override;
+  std::string Broadcast(DType dtype, const std::string& scalar) const override;
+  std::string MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const override;
 
  private:
   std::string dialect_;

@@ -10,9 +10,10 @@ KernelParams ScanParams(const std::vector<UOpRef>& ops) {
     if (p.buffers.size() <= slot) p.buffers.resize(slot + 1), p.written.resize(slot + 1);
     p.buffers[slot] = u;
   }
-  // A STORE's first source is INDEX(DEFINE_GLOBAL, ...).
+  // A STORE's first source is INDEX(DEFINE_GLOBAL or DEFINE_LOCAL, ...); only the first is a parameter.
   for (const UOpRef& u : ops)
-    if (u->op() == Ops::kStore) p.written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
+    if (u->op() == Ops::kStore && u->src(0)->src(0)->op() == Ops::kDefineGlobal)
+      p.written[u->src(0)->src(0)->arg_as<int64_t>()] = true;
   return p;
 }
 

@@ -24,6 +24,9 @@ class Renderer {
   // Whether work items run in groups of threads with local ids (the GPU dialects). When not, a group's
   // items are loops of one thread and only group ids are launch dimensions (the CPU dialects).
   virtual bool has_local() const { return true; }
+  // Whether the dialect spells arrays in a group's shared memory and the barrier that orders them
+  // (DEFINE_LOCAL, BARRIER): what GROUP and GROUPTOP reduce through.
+  virtual bool has_shared_memory() const { return false; }
   // Whether the dialect has SIMD vector types for the vectorizer, and which ALU ops it computes on
   // them whole (|operand| is the sources' dtype, WHERE's values'); the rest run lane by lane.
   virtual bool has_vectors() const { return false; }

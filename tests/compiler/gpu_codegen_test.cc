@@ -1,7 +1,9 @@
 // Every kernel of an end-to-end corpus, rendered as cuda-c and hip-c, must compile with the
 // vendor's run-time compiler (NVRTC -> PTX for sm_90, checked again by ptxas; hiprtc -> a gfx90a
-// code object). No GPU needed: the plugins' "tg.compile_only" extensions do it. Skipped, with
-// the reason, where NVRTC or hiprtc is absent.
+// code object), group reduces through shared memory included; and half and bfloat16 matmuls must
+// compile onto each matrix instruction (tensor cores) for each architecture that has one. No GPU
+// needed: the plugins' "tg.compile_only" extensions do it. Skipped, with the reason, where NVRTC or
+// hiprtc is absent.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "plugins/cuda/cuda_compile_only.h"
@@ -64,7 +67,8 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
   target.name = cuda ? "CUDA(compile-only)" : "HIP(compile-only)";
   target.source_dialects = {GetParam()};
   target.max_group_threads = 1024;
-  int kernels = 0;
+  target.local_mem_bytes = 48 << 10;
+  int kernels = 0, grouped = 0;
   for (const Tensor& t : Corpus()) {
     for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
       if (item.kind != ScheduleItem::Kind::kKernel) continue;
@@ -82,10 +86,88 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
       EXPECT_GT(len, 0u);
       c.free_code(code);
       ++kernels;
+      grouped += k.source.source.find("__syncthreads()") != std::string::npos;
     }
   }
   EXPECT_GE(kernels, 15);
+  EXPECT_GE(grouped, 3);  // the full reductions and the row reductions share their reduce in a group
 }
+
+// A device with a matrix instruction: its dialect, architecture, and what the kernel calls.
+struct MatrixDevice {
+  const char* dialect;
+  const char* arch;
+  const char* call;         // in the source: the helper the renderer writes for the instruction
+  const char* instruction;  // in PTX (CUDA only): the instruction itself
+};
+
+class TensorCoreCodegen : public ::testing::TestWithParam<MatrixDevice> {};
+
+// The matmuls a tensor core takes: one tile, many tiles, a batch, an epilogue (bias and relu), a reduce
+// longer than a tile, and bfloat16 where the instruction takes it.
+std::vector<Tensor> MatmulCorpus(bool bfloat16) {
+  auto half = [](Shape s) { return Tensor::rand(s).cast(dtypes::float16).realize(); };
+  Tensor a = half({64, 96}), b = half({96, 48});
+  std::vector<Tensor> out = {
+      half({16, 16}).matmul(half({16, 16})),
+      a.matmul(b),
+      half({3, 32, 64}).matmul(half({3, 64, 16})),
+      (a.matmul(b) + half({48})).relu(),
+      half({16, 512}).matmul(half({512, 32})).cast(dtypes::float32),
+  };
+  if (bfloat16) {
+    Tensor x = Tensor::rand({32, 64}).cast(dtypes::bfloat16).realize(), y = Tensor::rand({64, 32}).cast(dtypes::bfloat16).realize();
+    out.push_back(x.matmul(y));
+  }
+  return out;
+}
+
+TEST_P(TensorCoreCodegen, HalfMatmulsCompileOntoTheMatrixInstruction) {
+  const MatrixDevice& d = GetParam();
+  bool cuda = std::string(d.dialect) == "cuda-c";
+  setenv("TG_DISABLE_PLUGINS", cuda ? "OPENCL,HIP" : "OPENCL,CUDA", 1);
+  CompileOnly c = cuda ? Load("./plugins/cuda/libtg_cuda.so", TG_CUDA_COMPILE_ONLY_NAME)
+                       : Load("./plugins/hip/libtg_hip.so", TG_HIP_COMPILE_ONLY_NAME);
+  ASSERT_NE(c.compile, nullptr) << "no tg.compile_only extension";
+  runtime::DeviceInfo target;
+  target.name = std::string(d.arch) + "(compile-only)";
+  target.source_dialects = {d.dialect};
+  target.arch = d.arch;
+  target.max_group_threads = 1024;
+  target.local_mem_bytes = 48 << 10;
+  target.caps = TG_CAP_FP16;
+  ASSERT_FALSE(Target::For(target).tensor_cores.empty()) << d.arch;
+  int on_matrix_units = 0;
+  for (const Tensor& t : MatmulCorpus(cuda)) {
+    for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
+      if (item.kind != ScheduleItem::Kind::kKernel) continue;
+      GeneratedKernel k = GenerateKernel(item.ast, target);
+      if (k.source.source.find(d.call) == std::string::npos) continue;  // a cast or bias kernel
+      ++on_matrix_units;
+      char* code = nullptr;
+      uint64_t len = 0;
+      tg_error* err = c.compile(k.source.source.data(), k.source.source.size(), d.arch, cuda ? "ptx" : "hsaco", &code, &len);
+      // UNIMPLEMENTED: this machine's compiler predates the architecture (hiprtc 5.2 and gfx942, gfx1100).
+      if (err != nullptr && (c.api->error_code(err) == TG_CODE_UNAVAILABLE || c.api->error_code(err) == TG_CODE_UNIMPLEMENTED)) {
+        std::string why = c.api->error_message(err);
+        c.api->error_destroy(err);
+        GTEST_SKIP() << "no run-time compiler for " << d.dialect << " on " << d.arch << ": " << why;
+      }
+      ASSERT_EQ(err, nullptr) << k.name << ":\n" << (err ? c.api->error_message(err) : "") << "\n" << k.source.source;
+      if (cuda) EXPECT_NE(std::string(code, len).find(d.instruction), std::string::npos) << k.name;
+      c.free_code(code);
+    }
+  }
+  EXPECT_GE(on_matrix_units, cuda ? 6 : 5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cuda, TensorCoreCodegen,
+                         ::testing::Values(MatrixDevice{"cuda-c", "sm_80", "tg_mma_m16n8k16", "mma.sync.aligned.m16n8k16"},
+                                           MatrixDevice{"cuda-c", "sm_90", "tg_mma_m16n8k16", "mma.sync.aligned.m16n8k16"}));
+INSTANTIATE_TEST_SUITE_P(Hip, TensorCoreCodegen,
+                         ::testing::Values(MatrixDevice{"hip-c", "gfx90a", "tg_mfma_f32_16x16x16_f16", ""},
+                                           MatrixDevice{"hip-c", "gfx942", "tg_mfma_f32_16x16x16_f16", ""},
+                                           MatrixDevice{"hip-c", "gfx1100", "tg_wmma_f32_16x16x16_f16_w32", ""}));
 
 INSTANTIATE_TEST_SUITE_P(Dialects, GpuCodegen, ::testing::Values("cuda-c", "hip-c"));
 

@@ -1,0 +1,87 @@
+#include "compiler/tensor_core.h"
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+
+namespace tg::compiler {
+namespace {
+
+int ElementCount(const CoordinateBits& a, const CoordinateBits& b) {
+  int bits = 0;
+  for (const CoordinateBits* c : {&a, &b})
+    for (int8_t bit : *c) bits += bit >= kElement;
+  return 1 << bits;
+}
+
+constexpr int8_t L(int i) { return static_cast<int8_t>(kLane + i); }
+constexpr int8_t E(int i) { return static_cast<int8_t>(kElement + i); }
+
+// PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": groupID = lane >> 2,
+// threadID_in_group = lane & 3. A: row groupID + 8 * (i >> 1 & 1), col tig * 2 + (i & 1) + 8 * (i >> 2);
+// B: row tig * 2 + (i & 1) + 8 * (i >> 1), col groupID; C: row groupID + 8 * (i >> 1), col tig * 2 + (i & 1).
+TensorCore NvidiaMma(DType input, const char* input_name) {
+  TensorCore tc;
+  tc.name = absl::StrCat("mma_m16n8k16_", input_name, "_f32");
+  tc.m = 16, tc.n = 8, tc.k = 16, tc.threads = 32, tc.input = input;
+  tc.a_row = {L(2), L(3), L(4), E(1)}, tc.a_k = {E(0), L(0), L(1), E(2)};
+  tc.b_k = {E(0), L(0), L(1), E(1)}, tc.b_col = {L(2), L(3), L(4)};
+  tc.c_row = {L(2), L(3), L(4), E(1)}, tc.c_col = {E(0), L(0), L(1)};
+  return tc;
+}
+
+// AMD CDNA ISA, "MFMA" (v_mfma_f32_16x16x16f16, wave64): A: row lane & 15, k 4 * (lane >> 4) + i;
+// B: col lane & 15, k 4 * (lane >> 4) + i; D: row 4 * (lane >> 4) + i, col lane & 15.
+TensorCore AmdMfma() {
+  TensorCore tc;
+  tc.name = "mfma_f32_16x16x16_f16";
+  tc.m = 16, tc.n = 16, tc.k = 16, tc.threads = 64, tc.input = dtypes::float16;
+  tc.a_row = {L(0), L(1), L(2), L(3)}, tc.a_k = {E(0), E(1), L(4), L(5)};
+  tc.b_k = {E(0), E(1), L(4), L(5)}, tc.b_col = {L(0), L(1), L(2), L(3)};
+  tc.c_row = {E(0), E(1), L(4), L(5)}, tc.c_col = {L(0), L(1), L(2), L(3)};
+  return tc;
+}
+
+// AMD RDNA3 ISA, "WMMA" (v_wmma_f32_16x16x16_f16, wave32): A: row lane & 15, k i (lanes 16-31 hold
+// copies); B: col lane & 15, k i; D: row 2 * i + (lane >> 4), col lane & 15.
+TensorCore AmdWmma() {
+  TensorCore tc;
+  tc.name = "wmma_f32_16x16x16_f16_w32";
+  tc.m = 16, tc.n = 16, tc.k = 16, tc.threads = 32, tc.input = dtypes::float16;
+  tc.a_row = {L(0), L(1), L(2), L(3)}, tc.a_k = {E(0), E(1), E(2), E(3)};
+  tc.b_k = {E(0), E(1), E(2), E(3)}, tc.b_col = {L(0), L(1), L(2), L(3)};
+  tc.c_row = {L(4), E(0), E(1), E(2)}, tc.c_col = {L(0), L(1), L(2), L(3)};
+  return tc;
+}
+
+// "sm_86" -> 86; 0 for anything else.
+int SmVersion(std::string_view arch) {
+  if (arch.substr(0, 3) != "sm_") return 0;
+  return std::atoi(std::string(arch.substr(3)).c_str());
+}
+
+}  // namespace
+
+int TensorCore::a_elements() const { return ElementCount(a_row, a_k); }
+int TensorCore::b_elements() const { return ElementCount(b_k, b_col); }
+int TensorCore::c_elements() const { return ElementCount(c_row, c_col); }
+
+std::string TensorCore::str() const {
+  return absl::StrCat(name, " (", m, "x", n, "x", k, ", ", input.name(), " -> ", accumulate.name(), ", ", threads,
+                      " lanes)");
+}
+
+std::vector<TensorCore> TensorCoresFor(std::string_view dialect, std::string_view arch) {
+  if (dialect == "cuda-c" && SmVersion(arch) >= 80)
+    return {NvidiaMma(dtypes::float16, "f16"), NvidiaMma(dtypes::bfloat16, "bf16")};
+  if (dialect == "hip-c" && (arch == "gfx90a" || arch.substr(0, 5) == "gfx94")) return {AmdMfma()};
+  if (dialect == "hip-c" && arch.substr(0, 5) == "gfx11") return {AmdWmma()};
+  return {};
+}
+
+std::string TensorCoreSupportSummary() {
+  return "cuda-c on sm_80 and later (mma.sync m16n8k16, half or bfloat16 in, float out), hip-c on gfx90a and "
+         "gfx94x (MFMA 16x16x16, half in) and on gfx11 (WMMA 16x16x16, half in)";
+}
+
+}  // namespace tg::compiler
