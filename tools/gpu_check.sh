@@ -5,8 +5,9 @@
 #
 # Builds with -c opt, then for every GPU plugin that finds a device (`tg devices`: CUDA and HIP
 # devices, and any other plugin's device of type gpu or accelerator) runs the plugin conformance
-# suite, the golden op suites and the differential fuzzer with TG_DEVICE set to that device, and
-# the benchmark suite on it with short reps. Writes REPORT_DIR/gpu_check.json and gpu_check.md,
+# suite, the golden op suites, the GPU kernel suites (group reduces through local memory, matmuls
+# on tensor cores against the host) and the differential fuzzer with TG_DEVICE set to that device,
+# and the benchmark suite on it with short reps. Writes REPORT_DIR/gpu_check.json and gpu_check.md,
 # and each step's log under REPORT_DIR/logs/.
 #
 # Every step has its own timeout, and the steps after the build share a budget (GPU_CHECK_BUDGET_S,
@@ -131,8 +132,9 @@ recorded_unrun() {
 TARGETS=(//tools:tg //tools:fuzz_programs //tools/bench:bench //plugins/cts //plugins:all)
 GOLDEN_TARGETS=()
 for f in $GOLDEN_FAMILIES; do GOLDEN_TARGETS+=("//tests/golden:golden_${f}_test"); done
+KERNEL_TARGETS=(//tests/compiler:group_reduce_test_opencl //tests/compiler:tensor_core_numerics_test)
 
-run_step build "" "$BUILD_S" "$BAZEL" build "${OPT[@]}" "${TARGETS[@]}" "${GOLDEN_TARGETS[@]}"
+run_step build "" "$BUILD_S" "$BAZEL" build "${OPT[@]}" "${TARGETS[@]}" "${GOLDEN_TARGETS[@]}" "${KERNEL_TARGETS[@]}"
 record build "" "$STATUS" "$STEP_S" "bazel build ${OPT[*]:-(default mode)} (${#TARGETS[@]} tools, ${#GOLDEN_TARGETS[@]} golden suites)" "$LOG"
 BUILT=$STATUS
 START_S=$SECONDS  # the budget is for what runs on the device
@@ -227,7 +229,7 @@ golden_counts() {
 import glob, os, re, sys, xml.etree.ElementTree as ET
 tests = failures = skipped = 0
 for target in sys.argv[1:]:
-    path = "bazel-testlogs/tests/golden/%s" % target.split(":")[1]
+    path = "bazel-testlogs/" + target[2:].replace(":", "/")
     for xml in glob.glob(path + "/test.xml") + glob.glob(path + "/shard_*/test.xml"):
         try:
             cases = list(ET.parse(xml).getroot().iter("testcase"))
@@ -261,6 +263,24 @@ golden_step() {
     detail+=" (skipped cases did not run on $dev)"
   fi
   record golden "$dev" "$STATUS" "$STEP_S" "$detail" "$LOG"
+}
+
+# The GPU kernel suites on the device (their targets name OPENCL; the last --device wins). A device
+# without tensor cores skips those cases, saying so; a step in which nothing ran fails.
+kernels_step() {
+  local dev="$1"
+  run_step kernels "$dev" 150 "$BAZEL" test "${OPT[@]}" "${KERNEL_TARGETS[@]}" --test_arg="--device=$dev" \
+    --nocache_test_results --test_output=errors --strategy=TestRunner=local
+  recorded_unrun kernels "$dev" && return
+  local counts tests failures skipped
+  counts="$(golden_counts "${KERNEL_TARGETS[@]}")"
+  read -r tests failures skipped <<<"${counts:-0 0 0}"
+  local detail="group reduces and tensor cores: $tests cases, $failures failed, $skipped skipped"
+  if [ "$STATUS" = pass ] && [ "$tests" = "$skipped" ]; then
+    STATUS=fail
+    detail+=" (nothing ran on $dev)"
+  fi
+  record kernels "$dev" "$STATUS" "$STEP_S" "$detail" "$LOG"
 }
 
 fuzz_step() {
@@ -299,11 +319,12 @@ bench_step() {
 
 for dev in "${DEVICES[@]}"; do
   if [ "$BUILT" != pass ] && [ "$DRY" = 0 ]; then
-    for s in cts golden fuzz bench; do record "$s" "$dev" skipped 0 "the build failed" ""; done
+    for s in cts golden kernels fuzz bench; do record "$s" "$dev" skipped 0 "the build failed" ""; done
     continue
   fi
   cts_step "$dev"
   golden_step "$dev"
+  kernels_step "$dev"
   fuzz_step "$dev"
   bench_step "$dev"
 done

@@ -28,7 +28,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["verdict"] == "dry-run", r["verdict"]
 steps = {(s["step"], s["device"]) for s in r["steps"]}
-for step in ["cts", "golden", "fuzz", "bench"]:
+for step in ["cts", "golden", "kernels", "fuzz", "bench"]:
     assert (step, "CUDA") in steps and (step, "HIP") in steps, (step, steps)
 assert ("build", "") in steps, steps
 assert all(s["status"] == "not-run" for s in r["steps"]), r["steps"]
@@ -36,4 +36,5 @@ assert r["counts"]["pass"] == 0, r["counts"]
 PY
 grep -q -- "-c opt" "$dry/logs/build-all.log" || fail "the build must be -c opt: $(cat "$dry/logs/build-all.log")"
 grep -q -- "--device=CUDA" "$dry/logs/golden-CUDA.log" || fail "the golden suites must run on the device"
+grep -q -- "tensor_core_numerics_test" "$dry/logs/kernels-CUDA.log" || fail "the tensor core suite must run on the device"
 echo "ok"
