@@ -71,7 +71,13 @@ std::string TensorCore::str() const {
                       " lanes)");
 }
 
+std::vector<TensorCore> Emulated(std::string_view arch);
+
 std::vector<TensorCore> TensorCoresFor(std::string_view dialect, std::string_view arch) {
+  if (dialect == "opencl-c") {
+    const char* emulate = std::getenv("TC_EMULATE");
+    return emulate == nullptr ? std::vector<TensorCore>{} : Emulated(emulate);
+  }
   if (dialect == "cuda-c" && SmVersion(arch) >= 80)
     return {NvidiaMma(dtypes::float16, "f16"), NvidiaMma(dtypes::bfloat16, "bf16")};
   if (dialect == "hip-c" && (arch == "gfx90a" || arch.substr(0, 5) == "gfx94")) return {AmdMfma()};
@@ -79,9 +85,35 @@ std::vector<TensorCore> TensorCoresFor(std::string_view dialect, std::string_vie
   return {};
 }
 
+// |arch|'s first instruction with float in, as "emulated_<name>".
+std::vector<TensorCore> Emulated(std::string_view arch) {
+  std::vector<TensorCore> real = TensorCoresFor(arch.substr(0, 3) == "sm_" ? "cuda-c" : "hip-c", arch);
+  if (real.empty()) return {};
+  TensorCore tc = real.front();
+  tc.name = "emulated_" + tc.name;
+  tc.input = dtypes::float32;
+  return {tc};
+}
+
+const TensorCore* TensorCoreNamed(std::string_view name) {
+  static const std::vector<TensorCore>* all = [] {
+    auto* v = new std::vector<TensorCore>();
+    for (const char* arch : {"sm_80", "gfx90a", "gfx1100"}) {
+      for (const TensorCore& tc : TensorCoresFor(std::string_view(arch).substr(0, 3) == "sm_" ? "cuda-c" : "hip-c", arch))
+        v->push_back(tc);
+      for (const TensorCore& tc : Emulated(arch)) v->push_back(tc);
+    }
+    return v;
+  }();
+  for (const TensorCore& tc : *all)
+    if (tc.name == name) return &tc;
+  return nullptr;
+}
+
 std::string TensorCoreSupportSummary() {
   return "cuda-c on sm_80 and later (mma.sync m16n8k16, half or bfloat16 in, float out), hip-c on gfx90a and "
-         "gfx94x (MFMA 16x16x16, half in) and on gfx11 (WMMA 16x16x16, half in)";
+         "gfx94x (MFMA 16x16x16, half in) and on gfx11 (WMMA 16x16x16, half in); opencl-c emulates one with "
+         "TC_EMULATE=<arch>";
 }
 
 }  // namespace tg::compiler

@@ -38,8 +38,13 @@ struct TensorCore {
 };
 
 // The matrix instructions this compiler uses on a device whose kernels are |dialect| for |arch|
-// ("sm_90", "gfx90a"); empty where it uses none.
+// ("sm_90", "gfx90a"); empty where it uses none. On opencl-c, TC_EMULATE=<arch> ("sm_80", "gfx90a",
+// "gfx1100") gives that arch's instructions taking float, which the renderer computes through local
+// memory lane by lane as the hardware would: the lowering's layouts run, and are checked, on any
+// OpenCL device (tinygrad's EMULATE_CUDA and EMULATE_AMD).
 std::vector<TensorCore> TensorCoresFor(std::string_view dialect, std::string_view arch);
+// The instruction named |name| (TensorCore::name), emulated ones included; nullptr for none.
+const TensorCore* TensorCoreNamed(std::string_view name);
 // What TensorCoresFor knows, for messages.
 std::string TensorCoreSupportSummary();
 

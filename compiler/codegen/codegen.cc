@@ -15,6 +15,7 @@
 #include "compiler/codegen/one_slot_stores.h"
 #include "compiler/codegen/tensor_cores.h"
 #include "compiler/codegen/transcendental.h"
+#include "compiler/codegen/vector_memory.h"
 #include "compiler/codegen/vectorizer.h"
 #include "compiler/linearize.h"
 #include "compiler/render/renderer.h"
@@ -221,6 +222,7 @@ GeneratedKernel RenderKernel(const UOpRef& ast, const Kernel& k, const Target& t
     });
   UOpRef sink =
       viz::TracePass("expand upcast/unroll", lowered, [&] { return ExpandAxes(lowered, k, vector_axes, target); });
+  if (target.vector_memory) sink = viz::TracePass("vector memory", sink, [&] { return JoinVectorMemory(sink); });
   std::vector<UOpRef> globals = k.RangesOf(AxisType::kGlobal), locals = k.RangesOf(AxisType::kLocal);
   std::vector<UOpRef> groups = k.RangesOf(AxisType::kGroupReduce);
 

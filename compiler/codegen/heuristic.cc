@@ -482,6 +482,23 @@ void GroupSmallOutputReduce(Kernel& k, const Target& target) {
   }
 }
 
+// GPU: each work item takes a 16-byte vector of the output the store writes contiguously (float4,
+// half8), its loads and store joined by codegen/vector_memory, where the axis leaves work items for
+// a group.
+void UpcastForVectorMemory(Kernel& k, const Target& target) {
+  DType stored = StoredDType(k.ast());
+  bool lanes = stored == dtypes::float32 || stored == dtypes::int32 || stored == dtypes::uint32 || stored == dtypes::float16;
+  if (!target.vector_memory || !lanes) return;
+  int64_t width = 16 / stored.itemsize();
+  const Access store = Accesses(k.ast()).back();
+  for (int i = static_cast<int>(k.axes().size()) - 1; i >= 0; --i) {
+    const auto& a = k.axes()[i];
+    if (a.type != AxisType::kGlobal || Kernel::Stride(store.index, a.range) != 1) continue;
+    if (a.extent() % width == 0 && a.extent() / width >= 32) k.Apply({OptOp::kUpcast, i, width});
+    return;
+  }
+}
+
 // Work items a group already has: those sharing a reduce and a tensor core's lanes.
 int64_t GroupThreads(const Kernel& k) {
   int64_t threads = k.tensor_core() ? k.tensor_core()->threads : 1;
@@ -513,6 +530,7 @@ bool UseTensorCores(Kernel& k, const Target& target) {
 // neighbouring memory (coalesced) and the group fills a warp or more.
 void AddLocalGroup(Kernel& k, const Target& target) {
   if (!UseTensorCores(k, target)) GroupSmallOutputReduce(k, target);
+  if (k.applied().empty()) UpcastForVectorMemory(k, target);
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
   int axis = FindAxis(k, globals.back());

@@ -164,6 +164,12 @@ std::string CStyleRenderer::MatrixCall(const UOpRef& wmma, const std::vector<std
   throw Error("render: the " + std::string(dialect()) + " renderer has no matrix instruction " + wmma->arg_as<std::string>());
 }
 
+std::string CStyleRenderer::LaneExpr(const UOpRef& gep, const std::string& vector) const { return LaneOf(gep, vector); }
+
+std::string CStyleRenderer::VectorAt(DType dtype, const std::string& buf, const std::string& index) const {
+  return absl::StrCat("(*(", TypeName(dtype), "*)(", buf, "+", index, "))");
+}
+
 std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::string>& a) const {
   DType dt = u->dtype();
   if (dt.count() > 1) return VectorAluExpr(u, a);
@@ -183,7 +189,7 @@ std::string CStyleRenderer::AluExpr(const UOpRef& u, const std::vector<std::stri
     case Ops::kShr: return Binary(a[0], ">>", a[1]);
     case Ops::kWhere: return absl::StrCat("(", a[0], "?", a[1], ":", a[2], ")");
     case Ops::kMulAcc: return absl::StrCat("((", a[0], "*", a[1], ")+", a[2], ")");
-    case Ops::kGep: return LaneOf(u, a[0]);
+    case Ops::kGep: return LaneExpr(u, a[0]);
     case Ops::kNeg: return dt.is_bool() ? "(!" + a[0] + ")" : "(-" + a[0] + ")";
     case Ops::kReciprocal: return absl::StrCat("((", TypeName(dt), ")1/", a[0], ")");
     case Ops::kExp2: return MathCall("exp2", dt, a[0]);
@@ -304,7 +310,8 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
   UseInfo info = AnalyzeUses(ops);
   absl::flat_hash_map<const UOp*, std::string> expr;
   absl::flat_hash_map<const UOp*, std::string> acc_of_reduce;
-  std::string body, local_arrays;  // local arrays are declared at the kernel's top scope (OpenCL requires it)
+  // Local arrays are declared at the kernel's top scope (OpenCL requires it).
+  std::string body, local_arrays = KernelScopeArrays(ops);
   int depth = 1, counter = 0;
   auto line = [&](const std::string& text) { body += std::string(2 * depth, ' ') + text + "\n"; };
   auto of = [&](const UOpRef& s) -> const std::string& { return expr.at(s.get()); };
@@ -360,7 +367,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       case Ops::kAssign: line(absl::StrCat(of(u->src(0)), " = ", of(u->src(1)), ";")); break;
       case Ops::kReduce: expr[u.get()] = acc_of_reduce.at(u.get()); break;
       case Ops::kIndex:
-        expr[u.get()] = IsVector(u) ? absl::StrCat("(*(", TypeName(u->dtype()), "*)(", of(u->src(0)), "+", of(u->src(1)), "))")
+        expr[u.get()] = IsVector(u) ? VectorAt(u->dtype(), of(u->src(0)), of(u->src(1)))
                                     : absl::StrCat(of(u->src(0)), "[", of(u->src(1)), "]");
         break;
       case Ops::kVectorize: {

@@ -53,6 +53,12 @@ class CStyleRenderer : public Renderer {
   virtual std::string Broadcast(DType dtype, const std::string& scalar) const;
   // A warp's matrix instruction (WMMA) on the fragments |args| (a, b, c).
   virtual std::string MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const;
+  // Declarations at the kernel's top scope that the dialect's helpers for |ops| need (local arrays).
+  virtual std::string KernelScopeArrays(const std::vector<UOpRef>& ops) const { return ""; }
+  // Lane |lane| of |vector| (a GEP's operand).
+  virtual std::string LaneExpr(const UOpRef& gep, const std::string& vector) const;
+  // The vector of |dtype| at |buf| + |index| elements, as an lvalue (a vector load's or store's target).
+  virtual std::string VectorAt(DType dtype, const std::string& buf, const std::string& index) const;
 
   std::string AluExpr(const UOpRef& u, const std::vector<std::string>& args) const;
   // GCC vector extension types ("tg_float_16") and the ops the vectorizer leaves as vectors.

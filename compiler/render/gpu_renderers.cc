@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/tensor_core.h"
 #include "ir/error.h"
 
 namespace tg::compiler {
@@ -42,10 +43,77 @@ std::string SharedTypeName(DType dtype, const char* i64, const char* u64, const 
 
 }  // namespace
 
+namespace {
+
+const TensorCore& EmulatedCore(const UOpRef& wmma) {
+  const std::string& name = wmma->arg_as<std::string>();
+  const TensorCore* tc = name.rfind("emulated_", 0) == 0 ? TensorCoreNamed(name) : nullptr;
+  if (tc == nullptr) throw Error("render: opencl-c has no matrix instruction " + name + " (it emulates emulated_*)");
+  return *tc;
+}
+
+// The C expression of a fragment coordinate of element |element| of lane "lane".
+std::string CoordinateExpr(const CoordinateBits& bits, int element) {
+  int64_t fixed = 0;
+  std::string lanes;
+  for (size_t i = 0; i < bits.size(); ++i) {
+    if (bits[i] >= kElement) fixed += static_cast<int64_t>((element >> (bits[i] - kElement)) & 1) << i;
+    else absl::StrAppend(&lanes, "(((lane>>", static_cast<int>(bits[i]), ")&1)<<", i, ")+");
+  }
+  return absl::StrCat("(", lanes, fixed, ")");
+}
+
+// The warp's fragments scattered into its tiles of A and B, a barrier, each lane's C elements
+// summed from the tiles as the instruction defines them, a barrier before the tiles are reused.
+std::string EmulatedMatrixHelper(const TensorCore& tc) {
+  auto lane = [](int e) { return absl::StrCat(".s", absl::Hex(e)); };
+  std::string a = absl::StrCat("float", tc.a_elements()), b = absl::StrCat("float", tc.b_elements());
+  std::string c = absl::StrCat("float", tc.c_elements());
+  std::string out = absl::StrCat(c, " tg_", tc.name, "(", a, " a, ", b, " b, ", c,
+                                 " c, __local float* A, __local float* B) {\n"
+                                 "  int lane = get_local_id(0);\n"
+                                 "  int warp = get_local_id(1) + get_local_size(1) * get_local_id(2);\n"
+                                 "  A += warp * ", tc.m * tc.k, "; B += warp * ", tc.k * tc.n, ";\n");
+  for (int e = 0; e < tc.a_elements(); ++e)
+    absl::StrAppend(&out, "  A[", CoordinateExpr(tc.a_row, e), "*", tc.k, "+", CoordinateExpr(tc.a_k, e), "] = a", lane(e), ";\n");
+  for (int e = 0; e < tc.b_elements(); ++e)
+    absl::StrAppend(&out, "  B[", CoordinateExpr(tc.b_k, e), "*", tc.n, "+", CoordinateExpr(tc.b_col, e), "] = b", lane(e), ";\n");
+  absl::StrAppend(&out, "  barrier(CLK_LOCAL_MEM_FENCE);\n  for (int k = 0; k < ", tc.k, "; k++) {\n");
+  for (int e = 0; e < tc.c_elements(); ++e)
+    absl::StrAppend(&out, "    c", lane(e), " += A[", CoordinateExpr(tc.c_row, e), "*", tc.k, "+k] * B[k*", tc.n, "+",
+                    CoordinateExpr(tc.c_col, e), "];\n");
+  return out + "  }\n  barrier(CLK_LOCAL_MEM_FENCE);\n  return c;\n}\n";
+}
+
+}  // namespace
+
+std::string OpenClRenderer::Broadcast(DType dtype, const std::string& scalar) const {
+  return absl::StrCat("((", TypeName(dtype), ")(", scalar, "))");
+}
+
+std::string OpenClRenderer::MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const {
+  EmulatedCore(wmma);
+  return absl::StrCat("tg_", wmma->arg_as<std::string>(), "(", absl::StrJoin(args, ", "), ", tg_tile_a, tg_tile_b)");
+}
+
+// One tile of A and one of B per warp of the group; a kernel's instructions run one after another.
+std::string OpenClRenderer::KernelScopeArrays(const std::vector<UOpRef>& ops) const {
+  int64_t items = 1, a = 0, b = 0, threads = 1;
+  for (const UOpRef& u : ops) {
+    if (u->op() == Ops::kSpecial && u->arg_as<std::string>().rfind("lidx", 0) == 0) items *= u->src(0)->const_int();
+    if (u->op() != Ops::kWmma) continue;
+    const TensorCore& tc = EmulatedCore(u);
+    a = std::max<int64_t>(a, tc.m * tc.k), b = std::max<int64_t>(b, tc.k * tc.n), threads = tc.threads;
+  }
+  if (a == 0) return "";
+  int64_t warps = items / threads;
+  return absl::StrCat("  __local float tg_tile_a[", warps * a, "];\n  __local float tg_tile_b[", warps * b, "];\n");
+}
+
 // ---- OpenCL C ----------------------------------------------------------------------------------
 
 std::string OpenClRenderer::TypeName(DType dtype) const {
-  if (dtype.count() > 1) throw Error("render: the opencl-c renderer does not vectorize yet");
+  if (dtype.count() > 1) return TypeName(dtype.base()) + std::to_string(dtype.count());
   std::string name = SharedTypeName(dtype, "long", "ulong", "half");
   if (name == "unsigned char") return "uchar";
   if (name == "unsigned short") return "ushort";
@@ -62,9 +130,14 @@ std::string OpenClRenderer::Prelude() const {
 
 // Half needs its extension, enabled only when used: some drivers warn about it otherwise.
 std::string OpenClRenderer::Extensions(const std::vector<UOpRef>& ops) const {
-  for (const UOpRef& u : ops)
-    if (u->dtype().base() == dtypes::float16) return "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
-  return "";
+  std::string out;
+  std::set<std::string> emulated;
+  for (const UOpRef& u : ops) {
+    if (u->dtype().base() == dtypes::float16 && out.empty()) out = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n";
+    if (u->op() == Ops::kWmma) emulated.insert(u->arg_as<std::string>());
+  }
+  for (const std::string& name : emulated) out += EmulatedMatrixHelper(*TensorCoreNamed(name));  // MatrixCall checked
+  return out;
 }
 
 std::string OpenClRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
@@ -89,6 +162,19 @@ std::string OpenClRenderer::MathCall(std::string_view fn, DType dtype, const std
 
 std::string OpenClRenderer::Bitcast(DType, DType to, const std::string& x) const {
   return absl::StrCat("as_", TypeName(to), "(", x, ")");
+}
+
+std::string OpenClRenderer::VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const {
+  return absl::StrCat("((", TypeName(dtype), ")(", absl::StrJoin(lanes, ","), "))");
+}
+
+std::string OpenClRenderer::LaneExpr(const UOpRef& gep, const std::string& vector) const {
+  return absl::StrCat("(", vector, ").s", absl::Hex(gep->arg_as<int64_t>()));
+}
+
+// Buffers are __global: the cast keeps the address space.
+std::string OpenClRenderer::VectorAt(DType dtype, const std::string& buf, const std::string& index) const {
+  return absl::StrCat("(*(__global ", TypeName(dtype), "*)(", buf, "+", index, "))");
 }
 
 // bool has no defined size in OpenCL C: its partials live as bytes, as bool buffers do.
@@ -173,7 +259,7 @@ std::string CudaRenderer::Extensions(const std::vector<UOpRef>& ops) const {
   // __half comes from the toolkit's header (the plugin gives NVRTC its include path); hiprtc has it built in.
   if (half && dialect_ == "cuda-c") out += "#include <cuda_fp16.h>\n";
   if (vectors)
-    out += "template <class T, int N> struct tg_vec { T v[N]; __device__ T& operator[](int i) { return v[i]; } "
+    out += "template <class T, int N> struct alignas(sizeof(T) * N) tg_vec { T v[N]; __device__ T& operator[](int i) { return v[i]; } "
            "__device__ const T& operator[](int i) const { return v[i]; } };\n";
   for (const std::string& name : matrix) out += MatrixHelper(name);
   return out;

@@ -13,11 +13,20 @@ class OpenClRenderer : public CStyleRenderer {
   std::string_view dialect() const override { return "opencl-c"; }
   bool half_needs_extension() const override { return true; }
   bool has_shared_memory() const override { return true; }
-  std::string TypeName(DType dtype) const override;
+  bool has_vector_memory() const override { return true; }
+  std::string TypeName(DType dtype) const override;  // vectors: float4, half8, ...
 
  protected:
   std::string Prelude() const override;
   std::string Extensions(const std::vector<UOpRef>& ops) const override;
+  std::string VectorTypedefs(const std::vector<UOpRef>& ops) const override { return ""; }
+  std::string VectorLiteral(DType dtype, const std::vector<std::string>& lanes) const override;
+  std::string LaneExpr(const UOpRef& gep, const std::string& vector) const override;
+  std::string VectorAt(DType dtype, const std::string& buf, const std::string& index) const override;
+  std::string Broadcast(DType dtype, const std::string& scalar) const override;
+  // Emulated tensor cores (TC_EMULATE): a helper per instruction, and the tiles it gathers in local memory.
+  std::string MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const override;
+  std::string KernelScopeArrays(const std::vector<UOpRef>& ops) const override;
   std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
                            const std::vector<bool>& written) const override;
   std::string KernelSuffix() const override { return "}\n"; }
@@ -35,6 +44,7 @@ class CudaRenderer : public CStyleRenderer {
   explicit CudaRenderer(std::string dialect) : dialect_(std::move(dialect)) {}
   std::string_view dialect() const override { return dialect_; }
   bool has_shared_memory() const override { return true; }
+  bool has_vector_memory() const override { return true; }
   std::string TypeName(DType dtype) const override;
 
  protected:

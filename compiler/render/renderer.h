@@ -27,6 +27,9 @@ class Renderer {
   // Whether the dialect spells arrays in a group's shared memory and the barrier that orders them
   // (DEFINE_LOCAL, BARRIER): what GROUP and GROUPTOP reduce through.
   virtual bool has_shared_memory() const { return false; }
+  // Whether the dialect loads and stores 16-byte vectors of 32- and 16-bit elements at aligned
+  // addresses while computing lane by lane (codegen/vector_memory: the GPU dialects).
+  virtual bool has_vector_memory() const { return false; }
   // Whether the dialect has SIMD vector types for the vectorizer, and which ALU ops it computes on
   // them whole (|operand| is the sources' dtype, WHERE's values'); the rest run lane by lane.
   virtual bool has_vectors() const { return false; }

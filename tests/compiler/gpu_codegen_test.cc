@@ -1,9 +1,9 @@
 // Every kernel of an end-to-end corpus, rendered as cuda-c and hip-c, must compile with the
 // vendor's run-time compiler (NVRTC -> PTX for sm_90, checked again by ptxas; hiprtc -> a gfx90a
-// code object), group reduces through shared memory included; and half and bfloat16 matmuls must
-// compile onto each matrix instruction (tensor cores) for each architecture that has one. No GPU
-// needed: the plugins' "tg.compile_only" extensions do it. Skipped, with the reason, where NVRTC or
-// hiprtc is absent.
+// code object), group reduces through shared memory and 16-byte vector accesses included; and half
+// and bfloat16 matmuls must compile onto each matrix instruction (tensor cores) for each architecture
+// that has one. No GPU needed: the plugins' "tg.compile_only" extensions do it. Skipped, with the
+// reason, where NVRTC or hiprtc is absent.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -51,6 +51,7 @@ std::vector<Tensor> Corpus() {
       a.pad({{1, 2}, {0, 3}}).flip({0}).shrink({{1, 10}, {2, 30}}).permute({1, 0}),
       (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(),
       d * 2.5 + d.exp(), i.cast(dtypes::int64) * int64_t{1} << 0,
+      Tensor::rand({4096}) * 2 + 1, Tensor::rand({4096}).cast(dtypes::float16).realize() * 3,
   };
 }
 
@@ -68,7 +69,7 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
   target.source_dialects = {GetParam()};
   target.max_group_threads = 1024;
   target.local_mem_bytes = 48 << 10;
-  int kernels = 0, grouped = 0;
+  int kernels = 0, grouped = 0, wide = 0;
   for (const Tensor& t : Corpus()) {
     for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
       if (item.kind != ScheduleItem::Kind::kKernel) continue;
@@ -87,10 +88,12 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
       c.free_code(code);
       ++kernels;
       grouped += k.source.source.find("__syncthreads()") != std::string::npos;
+      wide += k.source.source.find("(*(tg_vec<") != std::string::npos;
     }
   }
   EXPECT_GE(kernels, 15);
   EXPECT_GE(grouped, 3);  // the full reductions and the row reductions share their reduce in a group
+  EXPECT_GE(wide, 2);     // float4 and half8 loads and stores of the elementwise kernels
 }
 
 // A device with a matrix instruction: its dialect, architecture, and what the kernel calls.
