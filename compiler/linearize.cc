@@ -169,11 +169,15 @@ class Linearizer {
     }
     std::vector<UOpRef> loops(reduce->src().begin() + 1, reduce->src().end());
     OpenLoops(loops, UOp::Sink(values));
-    for (size_t i = 0; i < group.size(); ++i) {
-      // What the update reads, not the value itself: a matrix instruction folds the accumulator in
-      // (WMMA(a, b, acc)), and its product with zero would be dead work the device still runs.
-      UOpRef updated = CombineReduced(group[i]->arg_as<ReduceArg>().op, accs[i], values[i]);
+    std::vector<UOpRef> updates;
+    for (size_t i = 0; i < group.size(); ++i)
+      updates.push_back(CombineReduced(group[i]->arg_as<ReduceArg>().op, accs[i], values[i]));
+    // What each update reads, not always the value itself: a matrix instruction folds the accumulator
+    // in (WMMA(a, b, acc)), and its product with zero would be dead work the device still runs.
+    for (const UOpRef& updated : updates)
       for (const UOpRef& s : updated->src()) Emit(s);
+    for (size_t i = 0; i < group.size(); ++i) {
+      const UOpRef& updated = updates[i];
       Push(updated);
       Push(UOp::Make(Ops::kAssign, group[i]->dtype(), {accs[i], updated}));
     }

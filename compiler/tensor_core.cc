@@ -17,41 +17,44 @@ int ElementCount(const CoordinateBits& a, const CoordinateBits& b) {
 constexpr int8_t L(int i) { return static_cast<int8_t>(kLane + i); }
 constexpr int8_t E(int i) { return static_cast<int8_t>(kElement + i); }
 
+struct Layout {
+  CoordinateBits a_row, a_k, b_k, b_col, c_row, c_col;
+};
+
+TensorCore Core(std::string name, int m, int n, int k, int threads, DType input, Layout l) {
+  TensorCore tc;
+  tc.name = std::move(name);
+  tc.m = m, tc.n = n, tc.k = k, tc.threads = threads, tc.input = input;
+  tc.a_row = l.a_row, tc.a_k = l.a_k, tc.b_k = l.b_k, tc.b_col = l.b_col, tc.c_row = l.c_row, tc.c_col = l.c_col;
+  return tc;
+}
+
 // PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type": groupID = lane >> 2,
 // threadID_in_group = lane & 3. A: row groupID + 8 * (i >> 1 & 1), col tig * 2 + (i & 1) + 8 * (i >> 2);
 // B: row tig * 2 + (i & 1) + 8 * (i >> 1), col groupID; C: row groupID + 8 * (i >> 1), col tig * 2 + (i & 1).
 TensorCore NvidiaMma(DType input, const char* input_name) {
-  TensorCore tc;
-  tc.name = absl::StrCat("mma_m16n8k16_", input_name, "_f32");
-  tc.m = 16, tc.n = 8, tc.k = 16, tc.threads = 32, tc.input = input;
-  tc.a_row = {L(2), L(3), L(4), E(1)}, tc.a_k = {E(0), L(0), L(1), E(2)};
-  tc.b_k = {E(0), L(0), L(1), E(1)}, tc.b_col = {L(2), L(3), L(4)};
-  tc.c_row = {L(2), L(3), L(4), E(1)}, tc.c_col = {E(0), L(0), L(1)};
-  return tc;
+  return Core(absl::StrCat("mma_m16n8k16_", input_name, "_f32"), 16, 8, 16, 32, input,
+              {.a_row = {L(2), L(3), L(4), E(1)}, .a_k = {E(0), L(0), L(1), E(2)},
+               .b_k = {E(0), L(0), L(1), E(1)}, .b_col = {L(2), L(3), L(4)},
+               .c_row = {L(2), L(3), L(4), E(1)}, .c_col = {E(0), L(0), L(1)}});
 }
 
 // AMD CDNA ISA, "MFMA" (v_mfma_f32_16x16x16f16, wave64): A: row lane & 15, k 4 * (lane >> 4) + i;
 // B: col lane & 15, k 4 * (lane >> 4) + i; D: row 4 * (lane >> 4) + i, col lane & 15.
 TensorCore AmdMfma() {
-  TensorCore tc;
-  tc.name = "mfma_f32_16x16x16_f16";
-  tc.m = 16, tc.n = 16, tc.k = 16, tc.threads = 64, tc.input = dtypes::float16;
-  tc.a_row = {L(0), L(1), L(2), L(3)}, tc.a_k = {E(0), E(1), L(4), L(5)};
-  tc.b_k = {E(0), E(1), L(4), L(5)}, tc.b_col = {L(0), L(1), L(2), L(3)};
-  tc.c_row = {E(0), E(1), L(4), L(5)}, tc.c_col = {L(0), L(1), L(2), L(3)};
-  return tc;
+  return Core("mfma_f32_16x16x16_f16", 16, 16, 16, 64, dtypes::float16,
+              {.a_row = {L(0), L(1), L(2), L(3)}, .a_k = {E(0), E(1), L(4), L(5)},
+               .b_k = {E(0), E(1), L(4), L(5)}, .b_col = {L(0), L(1), L(2), L(3)},
+               .c_row = {E(0), E(1), L(4), L(5)}, .c_col = {L(0), L(1), L(2), L(3)}});
 }
 
 // AMD RDNA3 ISA, "WMMA" (v_wmma_f32_16x16x16_f16, wave32): A: row lane & 15, k i (lanes 16-31 hold
 // copies); B: col lane & 15, k i; D: row 2 * i + (lane >> 4), col lane & 15.
 TensorCore AmdWmma() {
-  TensorCore tc;
-  tc.name = "wmma_f32_16x16x16_f16_w32";
-  tc.m = 16, tc.n = 16, tc.k = 16, tc.threads = 32, tc.input = dtypes::float16;
-  tc.a_row = {L(0), L(1), L(2), L(3)}, tc.a_k = {E(0), E(1), E(2), E(3)};
-  tc.b_k = {E(0), E(1), E(2), E(3)}, tc.b_col = {L(0), L(1), L(2), L(3)};
-  tc.c_row = {L(4), E(0), E(1), E(2)}, tc.c_col = {L(0), L(1), L(2), L(3)};
-  return tc;
+  return Core("wmma_f32_16x16x16_f16_w32", 16, 16, 16, 32, dtypes::float16,
+              {.a_row = {L(0), L(1), L(2), L(3)}, .a_k = {E(0), E(1), E(2), E(3)},
+               .b_k = {E(0), E(1), E(2), E(3)}, .b_col = {L(0), L(1), L(2), L(3)},
+               .c_row = {L(4), E(0), E(1), E(2)}, .c_col = {L(0), L(1), L(2), L(3)}});
 }
 
 // "sm_86" -> 86; 0 for anything else.

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "runtime/buffer.h"
 #include "runtime/device_registry.h"
+#include "tests/compiler/kernel_run.h"
 
 namespace tg::compiler {
 namespace {
@@ -31,39 +32,11 @@ UOpRef OnlyKernelAst(const Tensor& t) {
   return s.items.at(0).ast;
 }
 
-struct Run {
-  std::vector<float> out;
-  std::string source;
-};
+using Run = testing::KernelRun;
 
-// Runs |ast| with |opts| on fresh buffers (inputs from a fixed seed; buffer 0 is the output).
+// The kernel on the suite's device; the output starts at -7, which every output must overwrite.
 Run RunWith(const UOpRef& ast, const std::vector<Opt>& opts) {
-  runtime::Device& device = SuiteDevice();
-  std::map<int64_t, int64_t> elements;  // parameter -> largest index + 1
-  for (const UOpRef& u : ast->toposort())
-    if (u->op() == Ops::kIndex && u->src(0)->op() == Ops::kDefineGlobal) {
-      int64_t& e = elements[u->src(0)->arg_as<int64_t>()];
-      e = std::max(e, u->src(1)->vmax() + 1);
-    }
-  GeneratedKernel k = GenerateKernel(ast, device.info(), opts);
-  auto program = device.GetProgram(k.source);
-  EXPECT_TRUE(program.ok()) << program.status() << "\n" << k.source.source;
-  if (!program.ok()) return {};
-  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
-  std::vector<runtime::KernelArg> args;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (auto [param, n] : elements) {
-    std::vector<float> data(n);
-    for (float& x : data) x = param == 0 ? -7.0f : d(rng);
-    buffers.push_back(runtime::Buffer::Create(device, n * sizeof(float)));
-    EXPECT_TRUE(buffers.back()->CopyIn(data.data(), n * sizeof(float)).ok());
-    args.push_back(runtime::KernelArg::Buf(buffers.back().get()));
-  }
-  EXPECT_TRUE(device.Launch(**program, k.dims, args, nullptr).ok());
-  Run run{std::vector<float>(elements.at(0)), k.source.source};
-  EXPECT_TRUE(buffers[0]->CopyOut(run.out.data(), run.out.size() * sizeof(float)).ok());
-  return run;
+  return testing::RunOnFreshBuffers(ast, opts, SuiteDevice(), -7.0f);
 }
 
 void ExpectSameAsNoOptThroughLocalMemory(const UOpRef& ast, const std::vector<Opt>& opts) {

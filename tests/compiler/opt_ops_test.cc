@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "runtime/buffer.h"
 #include "runtime/device_registry.h"
+#include "tests/compiler/kernel_run.h"
 
 namespace tg::compiler {
 namespace {
@@ -26,32 +27,8 @@ UOpRef OnlyKernelAst(const Tensor& t) {
   return s.items.at(0).ast;
 }
 
-// Runs |ast| with |opts| on fresh buffers (inputs filled from a fixed seed) and returns the output.
 std::vector<float> RunWith(const UOpRef& ast, const std::vector<Opt>& opts) {
-  std::map<int64_t, int64_t> elements;  // parameter -> largest index + 1
-  for (const UOpRef& u : ast->toposort())
-    if (u->op() == Ops::kIndex && u->src(0)->op() == Ops::kDefineGlobal) {
-      int64_t& e = elements[u->src(0)->arg_as<int64_t>()];
-      e = std::max(e, u->src(1)->vmax() + 1);
-    }
-  GeneratedKernel k = GenerateKernel(ast, Cpu().info(), opts);
-  auto program = Cpu().GetProgram(k.source);
-  EXPECT_TRUE(program.ok()) << program.status() << "\n" << k.source.source;
-  std::vector<std::shared_ptr<runtime::Buffer>> buffers;
-  std::vector<runtime::KernelArg> args;
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> d(-1, 1);
-  for (auto [param, n] : elements) {
-    std::vector<float> data(n);
-    for (float& x : data) x = param == 0 ? 0 : d(rng);
-    buffers.push_back(runtime::Buffer::Create(Cpu(), n * sizeof(float)));
-    EXPECT_TRUE(buffers.back()->CopyIn(data.data(), n * sizeof(float)).ok());
-    args.push_back(runtime::KernelArg::Buf(buffers.back().get()));
-  }
-  EXPECT_TRUE(Cpu().Launch(**program, k.dims, args, nullptr).ok());
-  std::vector<float> out(elements.at(0));
-  EXPECT_TRUE(buffers[0]->CopyOut(out.data(), out.size() * sizeof(float)).ok());
-  return out;
+  return testing::RunOnFreshBuffers(ast, opts, Cpu()).out;
 }
 
 void ExpectSameAsNoOpt(const UOpRef& ast, const std::vector<Opt>& opts) {
