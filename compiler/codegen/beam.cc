@@ -198,8 +198,7 @@ int64_t ExpandedProduct(const Kernel& k, AxisType type) {
 // (code size and spills) and groups within the device's limit.
 bool WithinLimits(const Kernel& k, const Target& target) {
   return ExpandedProduct(k, AxisType::kUpcast) * ExpandedProduct(k, AxisType::kUnroll) <= kMaxUpcastProduct &&
-         ExpandedProduct(k, AxisType::kLocal) * ExpandedProduct(k, AxisType::kGroupReduce) *
-             (k.tensor_core() ? k.tensor_core()->threads : 1) <= target.max_group_threads;
+         k.GroupThreads() <= target.max_group_threads;
 }
 
 Kernel Replay(const Kernel& start, const std::vector<Opt>& opts) {

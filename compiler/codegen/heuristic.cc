@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "compiler/codegen/cache_blocking.h"
 #include "compiler/codegen/reduce_chains.h"
+#include "compiler/codegen/vector_memory.h"
 #include "ir/env.h"
 #include "ir/error.h"
 
@@ -486,10 +487,8 @@ void GroupSmallOutputReduce(Kernel& k, const Target& target) {
 // half8), its loads and store joined by codegen/vector_memory, where the axis leaves work items for
 // a group.
 void UpcastForVectorMemory(Kernel& k, const Target& target) {
-  DType stored = StoredDType(k.ast());
-  bool lanes = stored == dtypes::float32 || stored == dtypes::int32 || stored == dtypes::uint32 || stored == dtypes::float16;
-  if (!target.vector_memory || !lanes) return;
-  int64_t width = 16 / stored.itemsize();
+  int64_t width = VectorMemoryLanes(StoredDType(k.ast()));
+  if (!target.vector_memory || width == 0) return;
   const Access store = Accesses(k.ast()).back();
   for (int i = static_cast<int>(k.axes().size()) - 1; i >= 0; --i) {
     const auto& a = k.axes()[i];
@@ -497,14 +496,6 @@ void UpcastForVectorMemory(Kernel& k, const Target& target) {
     if (a.extent() % width == 0 && a.extent() / width >= 32) k.Apply({OptOp::kUpcast, i, width});
     return;
   }
-}
-
-// Work items a group already has: those sharing a reduce and a tensor core's lanes.
-int64_t GroupThreads(const Kernel& k) {
-  int64_t threads = k.tensor_core() ? k.tensor_core()->threads : 1;
-  for (const auto& a : k.axes())
-    if (a.type == AxisType::kGroupReduce) threads *= a.extent();
-  return threads;
 }
 
 // GPU: a matmul in half or bfloat16 runs on the target's matrix instructions when its axes take the
@@ -524,21 +515,27 @@ bool UseTensorCores(Kernel& k, const Target& target) {
   return false;
 }
 
-}  // namespace
-
 // GPU: the innermost grid axis runs as work items of a group, so neighbouring items touch
 // neighbouring memory (coalesced) and the group fills a warp or more.
 void AddLocalGroup(Kernel& k, const Target& target) {
-  if (!UseTensorCores(k, target)) GroupSmallOutputReduce(k, target);
-  if (k.applied().empty()) UpcastForVectorMemory(k, target);
   auto globals = k.RangesOf(AxisType::kGlobal);
   if (globals.empty()) return;
   int axis = FindAxis(k, globals.back());
   int64_t extent = k.axes()[axis].extent(), amount = 1;
-  int64_t room = std::min<int64_t>(256, target.max_group_threads) / GroupThreads(k);
+  int64_t room = std::min<int64_t>(256, target.max_group_threads) / k.GroupThreads();
   while (amount * 2 <= room && extent % (amount * 2) == 0) amount *= 2;
   if (amount > 1) k.Apply({OptOp::kLocal, axis, amount});
 }
+
+// GPU: tensor cores for a matmul, else a group for a reduce into few outputs; 16-byte accesses where
+// neither applied; then the group's work items.
+void ApplyGpuHeuristic(Kernel& k, const Target& target) {
+  if (!UseTensorCores(k, target)) GroupSmallOutputReduce(k, target);
+  if (k.applied().empty()) UpcastForVectorMemory(k, target);
+  AddLocalGroup(k, target);
+}
+
+}  // namespace
 
 // Loads gathered lane by lane by a vector along the output axis the store walks contiguously, when
 // that axis takes |output_lanes|, and along the first reduce axis that takes |reduce_lanes|; -1
@@ -576,7 +573,7 @@ bool ReduceWaitsForNarrowerOutput(const Kernel& k, int lanes, int narrowest) {
 }
 
 void ApplyHeuristic(Kernel& k, const Target& target) {
-  if (target.gpu) return AddLocalGroup(k, target);
+  if (target.gpu) return ApplyGpuHeuristic(k, target);
   int lanes = std::clamp(target.vector_bytes / std::max(StoredDType(k.ast()).itemsize(), 1), 1, 16);
   // The full SIMD width first; an axis it does not divide (conv2d's 56 columns) still gets
   // narrower vectors and the register tile over the reused axis.

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "compiler/codegen/block_loop_order.h"
+#include "compiler/codegen/pinned_range.h"
 #include "compiler/codegen/tensor_cores.h"
 #include "ir/error.h"
 #include "ir/linear.h"
@@ -273,10 +274,8 @@ void Kernel::Group(const Opt& opt) {
     if (outer_reduce_ranges.contains(u.get()) && !closed_below.contains(u.get()))
       throw Error(opt.str() + ": the reduce over axis " + std::to_string(opt.axis) +
                   " runs inside another reduce's loop, where its local array would be rewritten each iteration");
-  int64_t threads = opt.amount, local_axes = 0;
-  for (const Axis& a : axes_)
-    if (a.type == AxisType::kLocal) threads *= a.extent(), ++local_axes;
-  if (local_axes >= 3)
+  int64_t threads = opt.amount * GroupThreads();
+  if (RangesOf(AxisType::kLocal).size() >= 3)
     throw Error(opt.str() + ": a group has three launch dimensions and LOCAL takes them all; " + AxesString());
   if (threads > group_limits_.max_threads)
     throw Error(opt.str() + ": a group of " + std::to_string(threads) + " work items; the device allows " +
@@ -314,20 +313,15 @@ void Kernel::UseTensorCore(const Opt& opt) {
     throw Error(opt.str() + ": " + tc.str() + " computes a kernel's one reduce, a sum in " + tc.accumulate.name() +
                 " of products of two " + tc.input.name() + " operands, over a reduce axis; axis " +
                 std::to_string(opt.axis) + " is " + AxisTypeName(k_axis.type) + " of " + AxesString());
-  auto moves = [](const UOpRef& x, const UOpRef& r) {
-    for (const UOpRef& u : x->toposort())
-      if (u == r) return true;
-    return false;
-  };
   int m = -1, n = -1;
   for (int i = 0; i < static_cast<int>(axes_.size()); ++i) {
     const Axis& a = axes_[i];
     if (a.type != AxisType::kGlobal && a.type != AxisType::kLoop) continue;
-    bool in_a = moves(ab->a, a.range), in_b = moves(ab->b, a.range);
+    bool in_a = Mentions(ab->a, a.range), in_b = Mentions(ab->b, a.range);
     if (in_a && !in_b && a.extent() % tc.m == 0) m = i;
     if (in_b && !in_a && a.extent() % tc.n == 0) n = i;
   }
-  if (m < 0 || n < 0 || k_axis.extent() % tc.k != 0 || !moves(ab->a, k_axis.range) || !moves(ab->b, k_axis.range))
+  if (m < 0 || n < 0 || k_axis.extent() % tc.k != 0 || !Mentions(ab->a, k_axis.range) || !Mentions(ab->b, k_axis.range))
     throw Error(opt.str() + ": " + tc.str() + " needs an output axis of a alone divisible by " + std::to_string(tc.m) +
                 ", one of b alone divisible by " + std::to_string(tc.n) + " and the reduce axis of both divisible by " +
                 std::to_string(tc.k) + "; the kernel's axes are " + AxesString());
@@ -337,6 +331,13 @@ void Kernel::UseTensorCore(const Opt& opt) {
   for (auto [axis, size] : splits) Split(axis, size, AxisType::kTensorCore);
   tensor_core_ = static_cast<int>(opt.amount);
   applied_.push_back(opt);
+}
+
+int64_t Kernel::GroupThreads() const {
+  int64_t threads = tensor_core() ? tensor_core()->threads : 1;
+  for (const Axis& a : axes_)
+    if (a.type == AxisType::kLocal || a.type == AxisType::kGroupReduce) threads *= a.extent();
+  return threads;
 }
 
 // One partial per work item; each UPCAST copy of the reduce has its own.

@@ -49,6 +49,8 @@ class Kernel {
   // reduce without local memory, blocks of a reduce that is not the stored sum itself).
   void Apply(const Opt& opt);
   std::string AxesString() const;  // "[GLOBAL:8, LOOP:64, REDUCE:576]"
+  // Work items a group has: its LOCAL and GROUP_REDUCE extents, times a tensor core's lanes.
+  int64_t GroupThreads() const;
   // The tensor core the TC opt chose, or nullptr.
   const TensorCore* tensor_core() const { return tensor_core_ < 0 ? nullptr : &tensor_cores_[tensor_core_]; }
 

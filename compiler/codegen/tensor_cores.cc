@@ -2,18 +2,13 @@
 
 #include <algorithm>
 
+#include "compiler/codegen/pinned_range.h"
 #include "ir/error.h"
 #include "ir/substitute.h"
 #include "ir/symbolic.h"
 
 namespace tg::compiler {
 namespace {
-
-bool DependsOn(const UOpRef& u, const UOpRef& range) {
-  for (const UOpRef& s : u->toposort())
-    if (s == range) return true;
-  return false;
-}
 
 // The coordinate |bits| give element |element| of lane |lane|: each lane bit read off the lane id.
 UOpRef Coordinate(const CoordinateBits& bits, const UOpRef& lane, int element) {
@@ -68,7 +63,7 @@ TensorCoreLowering LowerTensorCore(const UOpRef& sink, const TensorCore& tc, con
   if (!ab) throw Error("tensor cores: the reduce is not a product of two " + tc.input.name() + " operands");
   UOpRef m, n, k;
   for (const UOpRef& r : tile) {
-    bool in_a = DependsOn(ab->a, r), in_b = DependsOn(ab->b, r);
+    bool in_a = Mentions(ab->a, r), in_b = Mentions(ab->b, r);
     if (in_a && in_b) k = r;
     else if (in_a) m = r;
     else if (in_b) n = r;

@@ -22,11 +22,6 @@ std::pair<UOpRef, int64_t> SplitOffset(const UOpRef& index) {
   return {index, 0};
 }
 
-bool Joinable(DType dtype) {
-  return dtype.count() == 1 && (dtype == dtypes::float32 || dtype == dtypes::int32 || dtype == dtypes::uint32 ||
-                                dtype == dtypes::float16);
-}
-
 // Accesses of one buffer behind one gate from one base, by their constant offset.
 using AccessKey = std::tuple<const UOp*, const UOp*, const UOp*>;  // buffer, gate, base
 
@@ -58,7 +53,7 @@ UOpRef JoinLoads(const UOpRef& sink, int bytes) {
   std::map<AccessKey, std::map<int64_t, UOpRef>> groups;
   std::map<AccessKey, UOpRef> bases;
   for (const UOpRef& u : sink->toposort()) {
-    if (u->op() != Ops::kLoad || u->src().size() != 1 || !Joinable(u->dtype())) continue;
+    if (u->op() != Ops::kLoad || u->src().size() != 1 || VectorMemoryLanes(u->dtype(), bytes) == 0) continue;
     const UOpRef& index = u->src(0);
     if (index->src(0)->op() != Ops::kDefineGlobal || written.contains(index->src(0).get())) continue;
     if (!index->src(2)->is_const_value(true)) continue;
@@ -70,7 +65,7 @@ UOpRef JoinLoads(const UOpRef& sink, int bytes) {
   NodeMap replace;
   for (const auto& [key, offsets] : groups) {
     DType scalar = offsets.begin()->second->dtype();
-    int64_t width = bytes / scalar.itemsize();
+    int64_t width = VectorMemoryLanes(scalar, bytes);
     for (int64_t start : AlignedRuns(offsets, bases[key], width)) {
       DType vector = scalar.vec(static_cast<int>(width));
       const UOpRef& first = offsets.at(start);
@@ -86,7 +81,7 @@ UOpRef JoinStores(const UOpRef& sink, int bytes) {
   std::map<AccessKey, std::map<int64_t, UOpRef>> groups;
   std::map<AccessKey, UOpRef> bases;
   for (const UOpRef& s : sink->src()) {
-    if (s->op() != Ops::kStore || !Joinable(s->src(1)->dtype())) continue;
+    if (s->op() != Ops::kStore || VectorMemoryLanes(s->src(1)->dtype(), bytes) == 0) continue;
     const UOpRef& index = s->src(0);
     if (index->src(0)->op() != Ops::kDefineGlobal) continue;
     auto [base, offset] = SplitOffset(index->src(1));
@@ -97,7 +92,7 @@ UOpRef JoinStores(const UOpRef& sink, int bytes) {
   std::map<const UOp*, UOpRef> joined;  // the first store of a run -> the vector store; the others -> null
   for (const auto& [key, offsets] : groups) {
     DType scalar = offsets.begin()->second->src(1)->dtype();
-    int64_t width = bytes / scalar.itemsize();
+    int64_t width = VectorMemoryLanes(scalar, bytes);
     for (int64_t start : AlignedRuns(offsets, bases[key], width)) {
       DType vector = scalar.vec(static_cast<int>(width));
       std::vector<UOpRef> values;
@@ -122,6 +117,11 @@ UOpRef JoinStores(const UOpRef& sink, int bytes) {
 }
 
 }  // namespace
+
+int64_t VectorMemoryLanes(DType dtype, int bytes) {
+  bool lanes = dtype == dtypes::float32 || dtype == dtypes::int32 || dtype == dtypes::uint32 || dtype == dtypes::float16;
+  return lanes ? bytes / dtype.itemsize() : 0;
+}
 
 int64_t KnownFactor(const UOpRef& index) {
   switch (index->op()) {

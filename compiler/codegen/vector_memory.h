@@ -11,6 +11,10 @@
 
 namespace tg::compiler {
 
+// Elements of |dtype| in one |bytes|-wide access: 32- and 16-bit numbers join, others (bool, 64-bit,
+// bfloat16 storage, vectors) do not: 0.
+int64_t VectorMemoryLanes(DType dtype, int bytes = 16);
+
 // |sink| (after UPCAST/UNROLL expansion) with its runs of |bytes|-wide loads and stores joined.
 UOpRef JoinVectorMemory(const UOpRef& sink, int bytes = 16);
 
