@@ -70,6 +70,7 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.max_group_size = device.max_group_size;
   t.local_mem_bytes = device.local_mem_bytes;
   t.shared_memory = t.gpu && t.renderer_ != nullptr && t.renderer_->has_shared_memory();
+  t.parallel_group_items = t.gpu && device.device_type != TG_DEVICE_TYPE_CPU;
   t.vector_memory = t.gpu && t.renderer_ != nullptr && t.renderer_->has_vector_memory();
   if (t.renderer_ != nullptr) t.tensor_cores = TensorCoresFor(t.renderer_->dialect(), device.arch);
   if (!t.gpu) {

@@ -42,6 +42,7 @@ struct Target {
   std::array<uint32_t, 3> max_group_size{1, 1, 1};
   uint64_t local_mem_bytes = 0;
   bool shared_memory = false;        // the renderer spells local arrays and barriers (GROUP reduces)
+  bool parallel_group_items = false; // a group's work items run side by side (not on a CPU's OpenCL)
   bool vector_memory = false;        // aligned 16-byte loads and stores of scalar lanes (GPU dialects)
   std::vector<TensorCore> tensor_cores;  // the matrix instructions the TC opt may use (tensor_core.h)
 

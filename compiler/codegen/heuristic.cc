@@ -461,9 +461,11 @@ void CoarsenGroups(Kernel& k, const Target& target) {
 
 // GPU: a reduce into few outputs (a sum to a scalar, a norm's row statistics) would leave most of the
 // device idle with one work item an output; its first reduce axis is shared by a group instead,
-// 256 work items where the outputs are very few, else 16 (tinygrad's choice: GROUPTOP).
+// 256 work items where the outputs are very few, else 16 (tinygrad's choice: GROUPTOP). Not where a
+// group's items run one after another (a CPU's OpenCL): there it only adds barriers (W3a on PoCL:
+// 1.8x slower).
 void GroupSmallOutputReduce(Kernel& k, const Target& target) {
-  if (!target.shared_memory) return;
+  if (!target.shared_memory || !target.parallel_group_items) return;
   int64_t outputs = 1;
   int reduce = -1;
   for (size_t i = 0; i < k.axes().size(); ++i) {

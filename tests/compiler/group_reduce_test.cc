@@ -125,11 +125,18 @@ TEST_F(GroupReduce, IllegalCasesSayWhy) {
 }
 
 // The heuristic shares a reduce into few outputs across a group; BEAM's limits count its work items.
-TEST_F(GroupReduce, TheHeuristicGroupsAReduceIntoFewOutputs) {
+// ... where a group's items run side by side; a CPU's OpenCL runs them one after another, and its
+// heuristic leaves the reduce to one work item an output.
+TEST_F(GroupReduce, TheHeuristicGroupsAReduceIntoFewOutputsWhereItemsRunInParallel) {
   Tensor flat = Tensor::rand({4096}).realize(), rows = Tensor::rand({16, 1024}).realize();
+  runtime::DeviceInfo gpu = SuiteDevice().info();
+  gpu.device_type = TG_DEVICE_TYPE_GPU;
+  bool cpu = SuiteDevice().info().device_type == TG_DEVICE_TYPE_CPU;
   for (const Tensor& t : {flat.sum(), rows.max({1})}) {
-    GeneratedKernel k = GenerateKernel(OnlyKernelAst(t), target());
+    GeneratedKernel k = GenerateKernel(OnlyKernelAst(t), Target::For(gpu));
     EXPECT_THAT(k.source.source, ::testing::HasSubstr("temp0[")) << k.source.source;
+    GeneratedKernel here = GenerateKernel(OnlyKernelAst(t), target());
+    EXPECT_EQ(here.source.source.find("temp0[") == std::string::npos, cpu) << here.source.source;
   }
   // and the sums it computes so are the host's
   std::vector<float> host = flat.to_vector<float>();
