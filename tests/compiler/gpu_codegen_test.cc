@@ -2,8 +2,9 @@
 // vendor's run-time compiler (NVRTC -> PTX for sm_90, checked again by ptxas; hiprtc -> a gfx90a
 // code object), group reduces through shared memory and 16-byte vector accesses included; and half
 // and bfloat16 matmuls must compile onto each matrix instruction (tensor cores) for each architecture
-// that has one. No GPU needed: the plugins' "tg.compile_only" extensions do it. Skipped, with the
-// reason, where NVRTC or hiprtc is absent.
+// that has one. No GPU needed: the plugins' "tg.compile_only" extensions do it, and clang's AMDGPU
+// backend for the architectures the machine's hiprtc predates. Skipped, with the reason, where a
+// compiler is absent.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "plugins/cuda/cuda_compile_only.h"
 #include "plugins/hip/hip_compile_only.h"
+#include "tests/compiler/amdgpu_clang.h"
 #include "tests/plugins/plugin_test_util.h"
 
 namespace tg::compiler {
@@ -125,6 +127,26 @@ std::vector<Tensor> MatmulCorpus(bool bfloat16) {
   return out;
 }
 
+// The corpus's kernels for |arch| that call |call|, the renderer's helper for the matrix instruction.
+std::vector<GeneratedKernel> MatrixKernels(const std::string& dialect, const std::string& arch, const std::string& call) {
+  runtime::DeviceInfo target;
+  target.name = arch + "(compile-only)";
+  target.source_dialects = {dialect};
+  target.arch = arch;
+  target.max_group_threads = 1024;
+  target.local_mem_bytes = 48 << 10;
+  target.caps = TG_CAP_FP16;
+  EXPECT_FALSE(Target::For(target).tensor_cores.empty()) << arch;
+  std::vector<GeneratedKernel> kernels;
+  for (const Tensor& t : MatmulCorpus(dialect == "cuda-c"))
+    for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
+      if (item.kind != ScheduleItem::Kind::kKernel) continue;
+      GeneratedKernel k = GenerateKernel(item.ast, target);
+      if (k.source.source.find(call) != std::string::npos) kernels.push_back(std::move(k));  // not a cast or bias
+    }
+  return kernels;
+}
+
 TEST_P(TensorCoreCodegen, HalfMatmulsCompileOntoTheMatrixInstruction) {
   const MatrixDevice& d = GetParam();
   bool cuda = std::string(d.dialect) == "cuda-c";
@@ -132,39 +154,55 @@ TEST_P(TensorCoreCodegen, HalfMatmulsCompileOntoTheMatrixInstruction) {
   CompileOnly c = cuda ? Load("./plugins/cuda/libtg_cuda.so", TG_CUDA_COMPILE_ONLY_NAME)
                        : Load("./plugins/hip/libtg_hip.so", TG_HIP_COMPILE_ONLY_NAME);
   ASSERT_NE(c.compile, nullptr) << "no tg.compile_only extension";
-  runtime::DeviceInfo target;
-  target.name = std::string(d.arch) + "(compile-only)";
-  target.source_dialects = {d.dialect};
-  target.arch = d.arch;
-  target.max_group_threads = 1024;
-  target.local_mem_bytes = 48 << 10;
-  target.caps = TG_CAP_FP16;
-  ASSERT_FALSE(Target::For(target).tensor_cores.empty()) << d.arch;
-  int on_matrix_units = 0;
-  for (const Tensor& t : MatmulCorpus(cuda)) {
-    for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
-      if (item.kind != ScheduleItem::Kind::kKernel) continue;
-      GeneratedKernel k = GenerateKernel(item.ast, target);
-      if (k.source.source.find(d.call) == std::string::npos) continue;  // a cast or bias kernel
-      ++on_matrix_units;
-      char* code = nullptr;
-      uint64_t len = 0;
-      tg_error* err = c.compile(k.source.source.data(), k.source.source.size(), d.arch, cuda ? "ptx" : "hsaco", &code, &len);
-      // UNIMPLEMENTED: this machine's compiler predates the architecture (hiprtc 5.2 and gfx942, gfx1100).
-      if (err != nullptr && (c.api->error_code(err) == TG_CODE_UNAVAILABLE || c.api->error_code(err) == TG_CODE_UNIMPLEMENTED)) {
-        std::string why = c.api->error_message(err);
-        c.api->error_destroy(err);
-        GTEST_SKIP() << "no run-time compiler for " << d.dialect << " on " << d.arch << ": " << why;
-      }
-      ASSERT_EQ(err, nullptr) << k.name << ":\n" << (err ? c.api->error_message(err) : "") << "\n" << k.source.source;
-      if (cuda) {
-        EXPECT_NE(std::string(code, len).find(d.instruction), std::string::npos) << k.name;
-      }
-      c.free_code(code);
+  std::vector<GeneratedKernel> kernels = MatrixKernels(d.dialect, d.arch, d.call);
+  for (const GeneratedKernel& k : kernels) {
+    char* code = nullptr;
+    uint64_t len = 0;
+    tg_error* err = c.compile(k.source.source.data(), k.source.source.size(), d.arch, cuda ? "ptx" : "hsaco", &code, &len);
+    // UNIMPLEMENTED: this machine's compiler predates the architecture (hiprtc 5.2 and gfx942, gfx1100;
+    // HipMatrixIsa assembles those with clang instead).
+    if (err != nullptr && (c.api->error_code(err) == TG_CODE_UNAVAILABLE || c.api->error_code(err) == TG_CODE_UNIMPLEMENTED)) {
+      std::string why = c.api->error_message(err);
+      c.api->error_destroy(err);
+      GTEST_SKIP() << "no run-time compiler for " << d.dialect << " on " << d.arch << ": " << why;
     }
+    ASSERT_EQ(err, nullptr) << k.name << ":\n" << (err ? c.api->error_message(err) : "") << "\n" << k.source.source;
+    if (cuda) {
+      EXPECT_NE(std::string(code, len).find(d.instruction), std::string::npos) << k.name;
+    }
+    c.free_code(code);
   }
-  EXPECT_GE(on_matrix_units, cuda ? 6 : 5);
+  EXPECT_GE(kernels.size(), cuda ? 6u : 5u);
 }
+
+struct AmdMatrixIsa {
+  const char* arch;
+  const char* call;         // in the source: the helper the renderer writes for the instruction
+  const char* instruction;  // in the ISA clang writes
+};
+
+class HipMatrixIsa : public ::testing::TestWithParam<AmdMatrixIsa> {};
+
+// The same hip-c source through clang's AMDGPU backend, whatever hiprtc the machine has: the kernels
+// must assemble, and onto the matrix instruction itself (a helper that fell back to scalar code would
+// compile too).
+TEST_P(HipMatrixIsa, HalfMatmulsAssembleOntoTheMatrixInstruction) {
+  const AmdMatrixIsa& d = GetParam();
+  std::vector<GeneratedKernel> kernels = MatrixKernels("hip-c", d.arch, d.call);
+  for (const GeneratedKernel& k : kernels) {
+    testing::AmdgpuAssembly a = testing::AssembleHip(k.source.source, d.arch);
+    if (!a.skip_reason.empty()) GTEST_SKIP() << a.skip_reason;
+    ASSERT_TRUE(a.errors.empty()) << k.name << " for " << a.compiled_for << ":\n" << a.errors << "\n" << k.source.source;
+    EXPECT_NE(a.assembly.find(d.instruction), std::string::npos) << k.name << " for " << a.compiled_for;
+    RecordProperty("compiled_for", a.compiled_for);
+  }
+  EXPECT_GE(kernels.size(), 5u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Amdgpu, HipMatrixIsa,
+                         ::testing::Values(AmdMatrixIsa{"gfx90a", "tg_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16f16"},
+                                           AmdMatrixIsa{"gfx942", "tg_mfma_f32_16x16x16_f16", "v_mfma_f32_16x16x16_f16"},
+                                           AmdMatrixIsa{"gfx1100", "tg_wmma_f32_16x16x16_f16_w32", "v_wmma_f32_16x16x16_f16"}));
 
 INSTANTIATE_TEST_SUITE_P(Cuda, TensorCoreCodegen,
                          ::testing::Values(MatrixDevice{"cuda-c", "sm_80", "tg_mma_m16n8k16", "mma.sync.aligned.m16n8k16"},
