@@ -124,6 +124,26 @@ TEST_F(GroupReduce, IllegalCasesSayWhy) {
   ExpectIllegal(wide, {OptOp::kGroup, 0, too_many}, "work items; the device allows");
 }
 
+// The GPU dialects whose renderers spell no local arrays refuse GROUP, and say so; the CPU dialects
+// refuse it for running a group's items one after another.
+TEST(GroupReduceRefusal, RenderersWithoutLocalArraysSayWhy) {
+  UOpRef ast = OnlyKernelAst(Tensor::rand({8, 64}).sum({1}));
+  auto device = [](const std::string& dialect) {
+    runtime::DeviceInfo d;
+    d.name = dialect + "(compile-only)";
+    d.source_dialects = {dialect};
+    d.arch = "sm_90";
+    d.max_group_threads = 1024;
+    d.local_mem_bytes = 48 << 10;
+    return Target::For(d);
+  };
+  for (const char* dialect : {"ptx", "wgsl"})
+    ExpectIllegal(StartKernel(ast, device(dialect)), {OptOp::kGroup, 1, 16},
+                  "the " + std::string(dialect) + " renderer does not spell local arrays and barriers yet");
+  ExpectIllegal(StartKernel(ast, device("c")), {OptOp::kGroupTop, 1, 16}, "run a group's items as loops of one thread");
+  ExpectIllegal(StartKernel(ast, device("cuda-c")), {OptOp::kGroup, 1, 3}, "must divide the extent 64");  // legal there
+}
+
 // The heuristic shares a reduce into few outputs across a group; BEAM's limits count its work items.
 // ... where a group's items run side by side; a CPU's OpenCL runs them one after another, and its
 // heuristic leaves the reduce to one work item an output.
