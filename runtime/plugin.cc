@@ -49,7 +49,8 @@ absl::Status Plugin::Check(tg_error* raw, std::string_view what) const {
   ErrorPtr e = Own(raw);
   tg_code code = api_->error_code(e.get());
   std::string msg =
-      PluginString(api_->error_message(e.get())).value_or("(message not NUL-terminated within 4096 bytes)");
+      PluginString(api_->error_message(e.get()), TG_MAX_MESSAGE_BYTES)
+          .value_or(absl::StrCat("(message not NUL-terminated within ", TG_MAX_MESSAGE_BYTES, " bytes)"));
   if (code == TG_CODE_OK) code = TG_CODE_UNKNOWN;  // an error object must not read as success
   return absl::Status(ToStatusCode(code), absl::StrCat("plugin ", Label(), ": ", std::string(what), ": ",
                                                        CodeName(code), ": ", msg));

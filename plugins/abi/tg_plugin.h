@@ -72,6 +72,11 @@ typedef uint32_t tg_code;
 
 typedef struct tg_error tg_error;
 
+/* A message (error_message, unavailable_reason, the log service's) ends with its NUL within this many
+ * bytes; the host reads no further and shows a longer one as unreadable. A long compiler log is cut to
+ * fit by the plugin, keeping its start, where the first error is. */
+#define TG_MAX_MESSAGE_BYTES 4096u
+
 /* ---------------------------------------------------------------------------------------------
  * Opaque handles, all owned by the plugin.
  * ------------------------------------------------------------------------------------------- */

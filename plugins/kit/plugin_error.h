@@ -27,10 +27,22 @@ extern const char kErrorPrefix[];
 // Returned when even the error cannot be allocated; DestroyError never frees it.
 inline tg_error g_out_of_memory{TG_CODE_RESOURCE_EXHAUSTED, "out of host memory"};
 
-// A new error with |message| after the plugin's prefix. Never throws and never returns NULL.
+// |message| cut to what the host reads (TG_MAX_MESSAGE_BYTES with its NUL): the start, where a
+// compiler log's first error is, a line saying how much was left out, and the last lines.
+inline std::string FitMessage(std::string message) {
+  constexpr size_t kBudget = TG_MAX_MESSAGE_BYTES - 1, kMarkerRoom = 64;
+  if (message.size() <= kBudget) return message;
+  const size_t head = (kBudget - kMarkerRoom) * 3 / 4, tail = kBudget - kMarkerRoom - head;
+  const size_t left_out = message.size() - head - tail;
+  return message.substr(0, head) + "\n[... " + std::to_string(left_out) + " bytes left out ...]\n" +
+         message.substr(message.size() - tail);
+}
+
+// A new error with |message| after the plugin's prefix, cut to fit (FitMessage). Never throws and
+// never returns NULL.
 inline tg_error* MakeError(tg_code code, const std::string& message) noexcept {
   try {
-    return new tg_error{code, kErrorPrefix + message};
+    return new tg_error{code, FitMessage(kErrorPrefix + message)};
   } catch (...) {
     return &g_out_of_memory;
   }

@@ -48,6 +48,25 @@ TEST(KitErrorTest, MakeErrorPrefixesThePluginsName) {
   EXPECT_STREQ(tg_kit::ErrorMessage(nullptr), "");
 }
 
+// A compiler log longer than the host reads keeps its start and end, and says what it left out.
+TEST(KitErrorTest, LongMessagesAreCutToWhatTheHostReads) {
+  const tg_plugin_api api = tg_kit::BaseApi("KIT", "0");
+  std::string log = "error: first\n" + std::string(20000, 'x') + "\nerror: last";
+  auto [code, message] = Take(api, tg_kit::MakeError(TG_CODE_INTERNAL, log));
+  EXPECT_EQ(code, TG_CODE_INTERNAL);
+  EXPECT_LT(message.size(), TG_MAX_MESSAGE_BYTES);
+  EXPECT_EQ(message.rfind("kit-test: error: first\n", 0), 0u) << message.substr(0, 80);
+  EXPECT_EQ(message.substr(message.size() - 11), "error: last");
+  size_t at = message.find("\n[... ");
+  ASSERT_NE(at, std::string::npos);
+  size_t left_out = std::stoull(message.substr(at + 6));
+  std::string marker = "\n[... " + std::to_string(left_out) + " bytes left out ...]\n";
+  EXPECT_EQ(message.substr(at, marker.size()), marker);
+  EXPECT_EQ(message.size() - marker.size() + left_out, std::string("kit-test: ").size() + log.size());
+  std::string exact(TG_MAX_MESSAGE_BYTES - 1 - std::string("kit-test: ").size(), 'y');
+  EXPECT_EQ(Take(api, tg_kit::MakeError(TG_CODE_INTERNAL, exact)).second, "kit-test: " + exact);  // fits: whole
+}
+
 TEST(KitErrorTest, GuardTurnsExceptionsIntoStatusesWithTheirMessage) {
   const tg_plugin_api api = tg_kit::BaseApi("KIT", "1.2.3");
   auto [code, message] = Take(api, tg_kit::Entry<&ThrowsRuntimeError>(0, nullptr));
