@@ -463,9 +463,9 @@ void CoarsenGroups(Kernel& k, const Target& target) {
 // device idle with one work item an output; its first reduce axis is shared by a group instead,
 // 256 work items where the outputs are very few, else 16 (tinygrad's choice: GROUPTOP). Not where a
 // group's items run one after another (a CPU's OpenCL): there it only adds barriers (W3a on PoCL:
-// 1.8x slower).
+// 1.8x slower), unless GROUP_SERIAL=1 asks for it anyway, so the test suites run grouped kernels on PoCL.
 void GroupSmallOutputReduce(Kernel& k, const Target& target) {
-  if (!target.shared_memory || !target.parallel_group_items) return;
+  if (!target.shared_memory || !(target.parallel_group_items || GetEnvInt("GROUP_SERIAL", 0) != 0)) return;
   int64_t outputs = 1;
   int reduce = -1;
   for (size_t i = 0; i < k.axes().size(); ++i) {
