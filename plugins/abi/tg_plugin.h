@@ -389,6 +389,39 @@ typedef struct tg_native_handles_ext {
 } tg_native_handles_ext;
 
 /* ---------------------------------------------------------------------------------------------
+ * Extension "tg.memory_stats", version 1 (OPTIONAL; found in tg_plugin_api.extensions).
+ *
+ * How much of a device's memory this plugin's buffers hold, as PJRT's MemoryStats says it: for a
+ * user watching a model's footprint, and for the conformance suite, which checks that freeing every
+ * buffer brings bytes_in_use back (no leak). Counts the bytes the host asked buffer_alloc for.
+ *
+ *   device_memory_stats: fills |inout| up to its struct_size (the caller sets struct_size).
+ *     bytes_in_use:       allocated by buffer_alloc and not yet freed (a free deferred behind pending
+ *                         work counts until it happens)
+ *     peak_bytes_in_use:  the most bytes_in_use has been since device_open
+ *     num_allocs:         successful buffer_alloc calls since device_open
+ *     largest_alloc_size: the largest of them, in bytes
+ *     bytes_limit:        what the device can hold in all (its global memory); 0 = unknown
+ * Errors are the plugin's tg_error; INVALID_ARGUMENT for a NULL device or |inout|.
+ * ------------------------------------------------------------------------------------------- */
+#define TG_MEMORY_STATS_NAME "tg.memory_stats"
+#define TG_MEMORY_STATS_VERSION 1u
+
+typedef struct tg_memory_stats {
+  uint64_t struct_size;
+  uint64_t bytes_in_use;
+  uint64_t peak_bytes_in_use;
+  uint64_t num_allocs;
+  uint64_t largest_alloc_size;
+  uint64_t bytes_limit;
+} tg_memory_stats;
+
+typedef struct tg_memory_stats_ext {
+  tg_ext base; /* base.struct_size = sizeof(tg_memory_stats_ext); the field below follows */
+  tg_error* (*device_memory_stats)(tg_device* device, tg_memory_stats* inout);
+} tg_memory_stats_ext;
+
+/* ---------------------------------------------------------------------------------------------
  * Layout pins: these offsets are frozen for ABI 1.x (a change here is a major version).
  * ------------------------------------------------------------------------------------------- */
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L

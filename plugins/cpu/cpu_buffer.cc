@@ -48,6 +48,7 @@ bool PoisonNewBuffers() {
 }
 
 void FreeNow(tg_buffer* buffer) {
+  buffer->device->memory.Freed(buffer->size);
   FreeHostMemory(buffer->data);
   delete buffer;
 }
@@ -93,6 +94,7 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
   }
   if (PoisonNewBuffers()) FillBytes(data, 0xCD, rounded);
   *out = new tg_buffer{device, data, bytes};
+  device->memory.Allocated(bytes);
   return nullptr;
 }
 

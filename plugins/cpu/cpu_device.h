@@ -10,6 +10,7 @@
 
 #include "plugins/cpu/cpu_error.h"
 #include "plugins/cpu/device_queue.h"
+#include "plugins/kit/memory_stats.h"
 
 struct tg_device {
   uint32_t ordinal = 0;
@@ -26,6 +27,9 @@ struct tg_device {
   std::mutex mu;
   tg_code pending_code = TG_CODE_OK;
   std::string pending_message;
+
+  // What its buffers hold ("tg.memory_stats").
+  tg_kit::MemoryCounter memory;
 
   // The default stream's work (launches, copies with an event, deferred frees). Last member: it is
   // destroyed first, so the work it still runs at close sees a whole device.

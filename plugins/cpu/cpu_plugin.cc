@@ -9,6 +9,7 @@
 #include "plugins/cpu/cpu_native_handles.h"
 #include "plugins/cpu/cpu_program.h"
 #include "plugins/kit/api_table.h"
+#include "plugins/kit/memory_stats.h"
 
 const char tg_kit::kErrorPrefix[] = "cpu: ";
 
@@ -20,7 +21,8 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("CPU", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_cpu);  // one in-order default stream: no stream_create
-  api.extensions = NativeHandlesExtension();  // "tg.native_handles": host pointers
+  // "tg.memory_stats": what the buffers hold; "tg.native_handles": host pointers
+  api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem_bytes>(NativeHandlesExtension());
   return api;
 }
 

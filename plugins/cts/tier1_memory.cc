@@ -175,6 +175,67 @@ void AllocFree10k(const Plugin& p) {
   }
 }
 
+// The plugin's "tg.memory_stats" (tg_plugin.h), or a skip saying it has none.
+const tg_memory_stats_ext& MemoryStatsOf(const tg_plugin_api& api) {
+  for (const tg_ext* e = api.extensions; e != nullptr; e = e->next) {
+    if (e->name == nullptr || std::strcmp(e->name, TG_MEMORY_STATS_NAME) != 0 || e->version < 1) continue;
+    const auto* ext = reinterpret_cast<const tg_memory_stats_ext*>(e);
+    if (e->struct_size < TG_SIZE_TO(tg_memory_stats_ext, device_memory_stats) || ext->device_memory_stats == nullptr)
+      Fail(std::string(TG_MEMORY_STATS_NAME) + " is too short for version 1 or has no device_memory_stats");
+    return *ext;
+  }
+  Skip(std::string("the plugin has no ") + TG_MEMORY_STATS_NAME + " extension");
+}
+
+tg_memory_stats Stats(const DeviceSession& s, const tg_memory_stats_ext& ext) {
+  tg_memory_stats m{};
+  m.struct_size = sizeof m;
+  Check(s.api(), ext.device_memory_stats(s.device(), &m), "device_memory_stats");
+  return m;
+}
+
+// bytes_in_use rises by exactly what buffer_alloc was asked for and falls back once the buffers are
+// freed (a leak shows here before VmRSS notices); the peak, count and largest follow; a caller's
+// shorter struct is written no further than its struct_size; NULL arguments are refused.
+void MemoryStatsTrackBuffers(const Plugin& p) {
+  const tg_memory_stats_ext& ext = MemoryStatsOf(RequireApi(p));
+  DeviceSession s(p);
+  const tg_memory_stats before = Stats(s, ext);
+  {
+    Buffer a = s.Alloc(4097), b = s.Alloc(65537), c = s.Alloc(1);
+    const tg_memory_stats during = Stats(s, ext);
+    CTS_CHECK(during.bytes_in_use == before.bytes_in_use + 4097 + 65537 + 1,
+              "bytes_in_use went from " + std::to_string(before.bytes_in_use) + " to " +
+                  std::to_string(during.bytes_in_use) + " over buffers of 4097 + 65537 + 1 bytes");
+    CTS_CHECK(during.num_allocs == before.num_allocs + 3, "num_allocs did not count 3 allocations");
+    CTS_CHECK(during.largest_alloc_size >= 65537, "largest_alloc_size is below a 65537-byte buffer");
+    CTS_CHECK(during.peak_bytes_in_use >= during.bytes_in_use, "peak_bytes_in_use is below bytes_in_use");
+  }
+  s.Sync();  // frees deferred behind pending work have happened
+  const tg_memory_stats after = Stats(s, ext);
+  CTS_CHECK(after.bytes_in_use == before.bytes_in_use, "bytes_in_use is " + std::to_string(after.bytes_in_use) +
+                                                            " after freeing every buffer, was " +
+                                                            std::to_string(before.bytes_in_use));
+  CTS_CHECK(after.peak_bytes_in_use >= before.bytes_in_use + 4097 + 65537 + 1, "the peak forgot the three buffers");
+
+  struct {
+    tg_memory_stats head;
+    uint64_t guard;
+  } short_caller{};
+  short_caller.head.struct_size = TG_SIZE_TO(tg_memory_stats, bytes_in_use);
+  short_caller.head.peak_bytes_in_use = 7;  // past the caller's struct_size: must stay as it was
+  Check(s.api(), ext.device_memory_stats(s.device(), &short_caller.head), "device_memory_stats (short struct)");
+  CTS_CHECK(short_caller.head.struct_size == TG_SIZE_TO(tg_memory_stats, bytes_in_use), "struct_size was rewritten");
+  CTS_CHECK(short_caller.head.peak_bytes_in_use == 7, "wrote past the caller's struct_size");
+
+  tg_memory_stats m{};
+  m.struct_size = sizeof m;
+  Status null_device = Take(s.api(), ext.device_memory_stats(nullptr, &m));
+  Status null_stats = Take(s.api(), ext.device_memory_stats(s.device(), nullptr));
+  CTS_CHECK(null_device.code == TG_CODE_INVALID_ARGUMENT, "NULL device: want INVALID_ARGUMENT, got " + Describe(null_device));
+  CTS_CHECK(null_stats.code == TG_CODE_INVALID_ARGUMENT, "NULL stats: want INVALID_ARGUMENT, got " + Describe(null_stats));
+}
+
 }  // namespace
 
 std::vector<Case> Tier1MemoryCases() {
@@ -189,6 +250,7 @@ std::vector<Case> Tier1MemoryCases() {
       {1, "Memory.copy_d2d", CopyD2D},
       {1, "Memory.copy_d2d_overlap", CopyD2DOverlap},
       {1, "Memory.alloc_free_10k", AllocFree10k},
+      {1, "Memory.stats_track_buffers", MemoryStatsTrackBuffers},
   };
 }
 

@@ -47,6 +47,7 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
   CUdeviceptr ptr = 0;
   if (tg_error* e = CheckCu(Cu().cuMemAlloc_v2(&ptr, bytes), "buffer_alloc: cuMemAlloc")) return e;
   *out = new tg_buffer{device, ptr, bytes};
+  device->memory.Allocated(bytes);
   return nullptr;
 }
 
@@ -55,6 +56,7 @@ void BufferFree(tg_buffer* buffer) {
   if (MakeCurrent(buffer->device) == nullptr) {
     Cu().cuStreamSynchronize(buffer->device->stream);
     Cu().cuMemFree_v2(buffer->ptr);
+    buffer->device->memory.Freed(buffer->size);
   }
   delete buffer;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "plugins/cuda/cuda_error.h"
+#include "plugins/kit/memory_stats.h"
 
 struct tg_device {
   uint32_t ordinal = 0;
@@ -20,6 +21,7 @@ struct tg_device {
   uint64_t global_mem = 0, local_mem = 0;
   uint32_t max_group[3] = {1, 1, 1};
   uint32_t max_threads = 1, compute_units = 1, caps = 0;
+  tg_kit::MemoryCounter memory;  // what its buffers hold ("tg.memory_stats")
   int cc_major = 0, cc_minor = 0;
 };
 

@@ -10,6 +10,7 @@
 #include "plugins/cuda/cuda_native_handles.h"
 #include "plugins/cuda/cuda_program.h"
 #include "plugins/kit/api_table.h"
+#include "plugins/kit/memory_stats.h"
 
 const char tg_kit::kErrorPrefix[] = "cuda: ";
 
@@ -21,8 +22,9 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("CUDA", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_cuda);  // one in-order stream per device: no stream_create
-  // "tg.native_handles" (CUdeviceptr, CUstream: NCCL), then "tg.compile_only" (NVRTC without a GPU).
-  api.extensions = NativeHandlesExtension(CompileOnlyExtension());
+  // "tg.memory_stats", "tg.native_handles" (CUdeviceptr, CUstream: NCCL), then "tg.compile_only" (NVRTC
+  // without a GPU).
+  api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem>(NativeHandlesExtension(CompileOnlyExtension()));
   return api;
 }
 

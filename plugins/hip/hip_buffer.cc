@@ -48,6 +48,7 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
   void* ptr = nullptr;
   if (tg_error* e = CheckHip(Hip().hipMalloc(&ptr, bytes), "buffer_alloc: hipMalloc")) return e;
   *out = new tg_buffer{device, static_cast<char*>(ptr), bytes};
+  device->memory.Allocated(bytes);
   return nullptr;
 }
 
@@ -56,6 +57,7 @@ void BufferFree(tg_buffer* buffer) {
   if (MakeCurrent(buffer->device) == nullptr) {
     Hip().hipStreamSynchronize(buffer->device->stream);
     Hip().hipFree(buffer->ptr);
+    buffer->device->memory.Freed(buffer->size);
   }
   delete buffer;
 }

@@ -9,6 +9,7 @@
 #include "plugins/hip/hip_launch.h"
 #include "plugins/hip/hip_program.h"
 #include "plugins/kit/api_table.h"
+#include "plugins/kit/memory_stats.h"
 
 const char tg_kit::kErrorPrefix[] = "hip: ";
 
@@ -20,7 +21,8 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("HIP", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_hip);  // one in-order stream per device: no stream_create
-  api.extensions = CompileOnlyExtension();  // "tg.compile_only": hiprtc without a GPU
+  // "tg.memory_stats", then "tg.compile_only" (hiprtc without a GPU).
+  api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem>(CompileOnlyExtension());
   return api;
 }
 

@@ -86,12 +86,14 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
                      "buffer_alloc: clCreateBuffer(" + std::to_string(bytes) + "): " + ClStatusName(s));
   }
   *out = new tg_buffer{device, mem, bytes};
+  device->memory.Allocated(bytes);
   return nullptr;
 }
 
 void BufferFree(tg_buffer* buffer) {
   if (buffer == nullptr) return;
-  Cl().clReleaseMemObject(buffer->mem);
+  Cl().clReleaseMemObject(buffer->mem);  // OpenCL keeps it until the commands using it finish
+  buffer->device->memory.Freed(buffer->size);
   delete buffer;
 }
 

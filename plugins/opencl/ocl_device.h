@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "plugins/kit/memory_stats.h"
 #include "plugins/opencl/ocl_error.h"
 
 struct tg_device {
@@ -23,6 +24,7 @@ struct tg_device {
   uint64_t base_align = 1;  // CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes: sub-buffer origins
   uint32_t max_group[3] = {1, 1, 1};
   uint32_t max_threads = 1, vector_width = 1, compute_units = 1, caps = 0;
+  tg_kit::MemoryCounter memory;  // what its buffers hold ("tg.memory_stats")
 };
 
 namespace tg_ocl {

@@ -2,6 +2,7 @@
 // The kit (plugins/kit/api_table.h) puts every entry point behind the exception guard.
 #include "plugins/abi/tg_plugin.h"
 #include "plugins/kit/api_table.h"
+#include "plugins/kit/memory_stats.h"
 #include "plugins/opencl/ocl_buffer.h"
 #include "plugins/opencl/ocl_device.h"
 #include "plugins/opencl/ocl_error.h"
@@ -26,6 +27,8 @@ uint32_t DeviceCount(const char** reason) {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("OPENCL", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_ocl);  // one in-order queue per device: no stream_create
+  // "tg.memory_stats": what the buffers hold
+  api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem>(nullptr);
   return api;
 }
 
