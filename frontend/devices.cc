@@ -2,6 +2,7 @@
 
 #include "compiler/compiler.h"
 #include "runtime/device_registry.h"
+#include "runtime/memory_stats.h"
 
 namespace tg {
 
@@ -27,6 +28,19 @@ bool device_supports(const std::string& device, DType dtype) {
   absl::StatusOr<runtime::Device*> d = runtime::DeviceRegistry::Global().GetDevice(device);
   compiler::ThrowIfError(d.status());
   return compiler::TargetOf(**d).Computes(dtype);
+}
+
+}  // namespace tg
+
+namespace tg {
+
+MemoryStats memory_stats(const std::string& device) {
+  runtime::DeviceRegistry& registry = runtime::DeviceRegistry::Global();
+  absl::StatusOr<runtime::Device*> d = device.empty() ? registry.DefaultDevice() : registry.GetDevice(device);
+  compiler::ThrowIfError(d.status());
+  absl::StatusOr<runtime::MemoryStats> s = runtime::MemoryStatsOf(**d);
+  compiler::ThrowIfError(s.status());
+  return {s->bytes_in_use, s->peak_bytes_in_use, s->num_allocs, s->largest_alloc_size, s->bytes_limit};
 }
 
 }  // namespace tg

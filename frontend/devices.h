@@ -25,6 +25,19 @@ std::vector<DeviceDescription> available_devices();
 // The device tensors go to when none is named (TG_DEVICE, else the best plugin's first device).
 std::string default_device();
 
+// How much of a device's memory tensors hold (its plugin's "tg.memory_stats"). Buffers freed by
+// tensors but kept by the allocator for reuse still count.
+struct MemoryStats {
+  uint64_t bytes_in_use = 0;
+  uint64_t peak_bytes_in_use = 0;  // since the device was opened
+  uint64_t num_allocs = 0;
+  uint64_t largest_alloc_size = 0;
+  uint64_t bytes_limit = 0;  // what the device holds in all; 0 = unknown
+};
+
+// |device|'s figures ("" = the default device). tg::Error when its plugin does not report them.
+MemoryStats memory_stats(const std::string& device = "");
+
 // Whether |device| computes in |dtype|: float16 and float64 depend on the hardware (OpenCL's
 // cl_khr_fp16 / cl_khr_fp64); every other dtype works everywhere (bfloat16 as storage).
 bool device_supports(const std::string& device, DType dtype);
