@@ -442,6 +442,8 @@ TG_STATIC_ASSERT(sizeof(tg_compile_args) == 64, "tg_compile_args 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_c_dispatch_state) == 56, "tg_c_dispatch_state layout");
 TG_STATIC_ASSERT(sizeof(tg_c_workgroup_state) == 24, "tg_c_workgroup_state layout");
 TG_STATIC_ASSERT(sizeof(tg_native_handles_ext) == 56, "tg.native_handles v1 layout");
+TG_STATIC_ASSERT(sizeof(tg_memory_stats) == 48, "tg_memory_stats v1 layout");
+TG_STATIC_ASSERT(sizeof(tg_memory_stats_ext) == 40, "tg.memory_stats v1 layout");
 #endif
 
 #ifdef __cplusplus
