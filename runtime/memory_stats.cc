@@ -18,8 +18,6 @@ absl::StatusOr<const tg_memory_stats_ext*> Require(const Device& device) {
 
 }  // namespace
 
-bool HasMemoryStats(const Device& device) { return Require(device).ok(); }
-
 absl::StatusOr<MemoryStats> MemoryStatsOf(const Device& device) {
   absl::StatusOr<const tg_memory_stats_ext*> ext = Require(device);
   if (!ext.ok()) return ext.status();

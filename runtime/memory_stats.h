@@ -19,8 +19,6 @@ struct MemoryStats {
   uint64_t bytes_limit = 0;  // 0: unknown
 };
 
-// Whether |device|'s plugin has tg.memory_stats version 1 or later.
-bool HasMemoryStats(const Device& device);
 // UNIMPLEMENTED (naming the plugin) when the plugin lacks the extension; else the plugin's error.
 absl::StatusOr<MemoryStats> MemoryStatsOf(const Device& device);
 
