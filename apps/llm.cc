@@ -1,9 +1,9 @@
 // llm: text generation with a LLaMA-family model (llama, mistral, qwen2) from a Hugging Face folder
 // (config.json, tokenizer.json, model.safetensors or its shards) or a GGUF file (weights F32/F16/BF16 or
 // quantized Q8_0/Q4_0/Q4_K/Q6_K, kept quantized on the device; the tokenizer from its metadata), streamed as it
-// is generated, with a KV cache decoded under tg::Jit; tokens/s of the prompt and of the generation are
-// printed at the end (README.md's Apps section). E.g. with a downloaded Qwen2.5-0.5B-Instruct folder, or
-// a GGUF file of it:
+// is generated, with a KV cache decoded under tg::Jit; tokens/s of the prompt and of the generation and
+// the device memory's peak are printed at the end (README.md's Apps section). E.g. with a downloaded
+// Qwen2.5-0.5B-Instruct folder, or a GGUF file of it:
 //   ./bazelw run -c opt //apps:llm -- --model=$PWD/Qwen2.5-0.5B-Instruct --chat=auto --prompt="Hi!"
 //   ./bazelw run -c opt //apps:llm -- --model=$PWD/qwen2.5-0.5b-instruct-q8_0.gguf --chat=auto --prompt="Hi!"
 #include <algorithm>
@@ -81,6 +81,16 @@ Model LoadModel(const std::string& path) {
   return {config, tg::apps::LoadLlmCheckpoint(path), std::move(tokenizer), "config.json's vocab_size"};
 }
 
+// The most device memory the run held (weights, KV cache, activations, the allocator's cache), where the
+// device's plugin reports it.
+void PrintMemoryPeak() {
+  try {
+    tg::MemoryStats m = tg::memory_stats();
+    std::fprintf(stderr, "device memory: peak %.1f MB\n", m.peak_bytes_in_use / 1e6);
+  } catch (const tg::Error&) {  // a plugin without tg.memory_stats: nothing to say
+  }
+}
+
 int Run() {
   const std::string path = absl::GetFlag(FLAGS_model);
   if (path.empty()) throw tg::Error("--model is required: a Hugging Face model folder or a .gguf file (see --help)");
@@ -139,6 +149,7 @@ int Run() {
   std::fprintf(stderr, "prompt: %zu tokens in %.3f s (%.1f tokens/s); generation: %d tokens in %.3f s (%.1f tokens/s)\n",
                ids.size(), prompt_s, ids.size() / std::max(prompt_s, 1e-9), generated, gen_s,
                generated / std::max(gen_s, 1e-9));
+  PrintMemoryPeak();
   return 0;
 }
 

@@ -34,6 +34,7 @@ TEST(LlmApp, GreedyGenerationPrintsTheReferenceContinuation) {
     ASSERT_EQ(run.exit_code, 0) << run.output;
     EXPECT_THAT(run.output, HasSubstr(prompt + ref["greedy_text"].get<std::string>() + "\n")) << name;
     EXPECT_THAT(run.output, HasSubstr("prompt: " + std::to_string(ref["ids"].size()) + " tokens in "));
+    EXPECT_GT(FirstNumber(run.output, R"(device memory: peak ([0-9.]+) MB)").value_or(0), 0) << run.output;
     EXPECT_TRUE(FirstNumber(run.output, R"(generation: 10 tokens in [0-9.]+ s \(([0-9.]+) tokens/s\))").has_value())
         << run.output;
   }
