@@ -35,10 +35,8 @@ bool device_supports(const std::string& device, DType dtype) {
 namespace tg {
 
 MemoryStats memory_stats(const std::string& device) {
-  runtime::DeviceRegistry& registry = runtime::DeviceRegistry::Global();
-  absl::StatusOr<runtime::Device*> d = device.empty() ? registry.DefaultDevice() : registry.GetDevice(device);
-  compiler::ThrowIfError(d.status());
-  absl::StatusOr<runtime::MemoryStats> s = runtime::MemoryStatsOf(**d);
+  absl::StatusOr<runtime::MemoryStats> s =
+      runtime::MemoryStatsOf(compiler::DeviceNamed(device.empty() ? default_device() : device));
   compiler::ThrowIfError(s.status());
   return {s->bytes_in_use, s->peak_bytes_in_use, s->num_allocs, s->largest_alloc_size, s->bytes_limit};
 }
