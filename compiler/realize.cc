@@ -9,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "compiler/schedule/allreduce.h"
+#include "compiler/schedule/bound_variables.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/errors.h"
 #include "compiler/codegen/beam.h"
@@ -159,6 +160,10 @@ void RunKernel(const ScheduleItem& item, KernelRef started) {
     ThrowIfError(buffer->EnsureAllocated());
     args.push_back(runtime::KernelArg::Buf(buffer));
   }
+  if (item.var_values.size() != item.variables.size())
+    throw Error("kernel " + compiled.kernel.name + " takes " + std::to_string(item.variables.size()) +
+                " variables but its launch has " + std::to_string(item.var_values.size()) + " values");
+  for (int64_t value : item.var_values) args.push_back(runtime::KernelArg::I32(static_cast<int32_t>(value)));
   bool timed = DebugLevel() >= 2;
   uint64_t elapsed_ns = 0;
   ThrowIfError(device.Launch(program, compiled.kernel.dims, args,
@@ -196,11 +201,13 @@ void RunItems(const std::vector<ScheduleItem>& items) {
 
 namespace {
 
-std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
+std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices,
+                                     const VariableValues& values) {
   runtime::TraceSpan realize("realize", "realize");
   Schedule schedule = [&] {
     runtime::TraceSpan span("schedule", "schedule");
     Schedule made = CachedSchedule(roots, devices);
+    SetVariableValues(made.items, values);
     if (span.active()) {
       span.Arg(runtime::TraceArg::Num("tensors", static_cast<double>(roots.size())));
       span.Arg(runtime::TraceArg::Num("items", static_cast<double>(made.items.size())));
@@ -224,12 +231,15 @@ bool IsRealized(const UOpRef& u) {
   return true;
 }
 
-std::vector<UOpRef> Realize(const std::vector<UOpRef>& roots, const std::vector<std::string>& devices) {
-  viz::RecordRealize(roots);
-  if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices);
+std::vector<UOpRef> Realize(const std::vector<UOpRef>& bound_roots, const std::vector<std::string>& devices) {
+  viz::RecordRealize(bound_roots);
+  // The values of bound variables go to the launches, not into the graph the caches key on.
+  UnboundGraph unbound = StripBinds(bound_roots);
+  const std::vector<UOpRef>& roots = unbound.roots;
+  if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices, unbound.values);
   // Sharded tensors: one graph per device (compiler/schedule/multi.h), ALLREDUCEs lowered, then one schedule.
   SpmdRoots spmd = SplitMulti(roots, devices);
-  std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices);
+  std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices, unbound.values);
   std::vector<UOpRef> out;
   for (const SpmdRoots::Origin& origin : spmd.origins) {
     if (!origin.multi) {

@@ -133,6 +133,10 @@ std::string AbiString(uint32_t major, uint32_t minor) { return std::to_string(ma
 
 JitFile SaveCapture(const std::vector<ScheduleItem>& items, const std::vector<UOpRef>& inputs,
                     const std::vector<UOpRef>& outputs) {
+  for (const ScheduleItem& item : items)
+    if (!item.variables.empty())
+      throw Error("Jit::save: a captured kernel takes variable '" + item.variables[0]->arg_as<std::string>() +
+                  "', and a saved Jit has no way to pass variables yet; save a Jit whose inputs are tensors");
   PlanBuilder plan;
   for (const UOpRef& in : inputs) plan.Input(in);
   for (const ScheduleItem& item : items) plan.Item(item);

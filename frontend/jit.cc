@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
 #include "compiler/compiler.h"
+#include "frontend/variable.h"
 #include "ir/substitute.h"
 #include "runtime/trace_recorder.h"
 
@@ -14,6 +15,22 @@ namespace {
 std::vector<Tensor> Realized(std::vector<Tensor> tensors) {
   Tensor::realize_all(tensors);
   return tensors;
+}
+
+// The inputs with their tensors realized; a bound variable stays a value, never a buffer.
+std::vector<Tensor> RealizedInputs(const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> tensors;
+  for (const Tensor& t : inputs)
+    if (!IsBoundVariable(t)) tensors.push_back(t);
+  Tensor::realize_all(tensors);
+  std::vector<Tensor> out;
+  size_t next = 0;
+  for (const Tensor& t : inputs) out.push_back(IsBoundVariable(t) ? t : tensors[next++]);
+  return out;
+}
+
+std::string VariableString(const UOpRef& v) {
+  return "variable '" + v->arg_as<std::string>() + "' [" + std::to_string(v->vmin()) + ", " + std::to_string(v->vmax()) + "]";
 }
 
 // The buffer views behind a realized input: one, or one per device for a sharded tensor.
@@ -44,6 +61,11 @@ void Jit::CheckInputs(const std::vector<Tensor>& inputs) const {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorSpec& s = specs_[i];
     const Tensor& t = inputs[i];
+    UOpRef variable = IsBoundVariable(t) ? t.uop()->src(0) : nullptr;
+    if (variable != s.variable)
+      throw Error("Jit: input " + std::to_string(i) + " is " + (variable ? VariableString(variable) : "a tensor") +
+                  ", but the function was captured with " + (s.variable ? VariableString(s.variable) : "a tensor") +
+                  " there; pass the same kind of input on every call");
     if (t.shape() != s.shape || t.dtype() != s.dtype || t.device() != s.device)
       throw Error("Jit: input " + std::to_string(i) + " is " + ShapeString(t.shape()) + " " + t.dtype().name() +
                   " on " + t.device() + ", but the function was captured with " + ShapeString(s.shape) + " " +
@@ -53,7 +75,7 @@ void Jit::CheckInputs(const std::vector<Tensor>& inputs) const {
 
 std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& inputs) {
   CheckInputs(inputs);
-  std::vector<Tensor> ready = Realized(inputs);
+  std::vector<Tensor> ready = RealizedInputs(inputs);
   std::vector<Tensor> out = saved_     ? RunSaved(ready)
                             : calls_ == 0 ? Run(ready)
                             : calls_ == 1 ? Capture(ready)
@@ -64,7 +86,8 @@ std::vector<Tensor> Jit::operator()(const std::vector<Tensor>& inputs) {
 
 std::vector<Tensor> Jit::Run(const std::vector<Tensor>& inputs) {
   runtime::TraceSpan span("jit", "Jit first call");
-  for (const Tensor& t : inputs) specs_.push_back({t.shape(), t.dtype(), t.device()});
+  for (const Tensor& t : inputs)
+    specs_.push_back({t.shape(), t.dtype(), t.device(), IsBoundVariable(t) ? t.uop()->src(0) : nullptr});
   return Realized(fn_(inputs));
 }
 
@@ -81,6 +104,14 @@ std::vector<Tensor> Jit::Capture(const std::vector<Tensor>& inputs) {
         for (size_t item = 0; item < items_.size(); ++item)
           for (size_t arg = 0; arg < items_[item].buffers.size(); ++arg)
             if (items_[item].buffers[arg] == old_buffer) input_slots_.push_back({item, arg, i, d});
+  // A variable is matched by name, as kernels take it: a value bound inside the function instead of
+  // passed in stays the captured one.
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (specs_[i].variable)
+      for (size_t item = 0; item < items_.size(); ++item)
+        for (size_t k = 0; k < items_[item].variables.size(); ++k)
+          if (items_[item].variables[k]->arg_as<std::string>() == specs_[i].variable->arg_as<std::string>())
+            variable_slots_.push_back({item, k, i});
   replay_items_ = items_;
   return outputs_;
 }
@@ -102,6 +133,8 @@ std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
   // Slots in input order: an earlier input's buffer seen again as a later input's is the later's.
   for (const InputSlot& s : input_slots_)
     replay_items_[s.item].buffers[s.arg] = compiler::BufferOfView(views[s.input][s.view]);
+  for (const VariableSlot& s : variable_slots_)
+    replay_items_[s.item].var_values[s.value] = inputs[s.input].uop()->src(1)->const_int();
   // Back to the captured buffers after the run, so the Jit holds no caller's buffer between calls.
   auto restore = [&] {
     for (const InputSlot& s : input_slots_) replay_items_[s.item].buffers[s.arg] = items_[s.item].buffers[s.arg];

@@ -25,6 +25,9 @@ namespace tg {
 // A Jit belongs to one thread at a time; give each thread its own (docs/concurrency.md).
 // Rules (each broken rule is a tg::Error, never a wrong result):
 //  - every call passes inputs of the same count, shapes, dtypes and devices as the first;
+//  - an input may be a bound variable (tg::Variable::bind(v).tensor(), frontend/variable.h): each
+//    call passes a value of the same variable, and the replay hands the new value to the captured
+//    kernels, which compiled once for the whole range;
 //  - no input may be passed twice;
 //  - the function must not read tensor data (to_vector, item) while it is captured (call 2);
 //  - state that persists across calls must change in place (assign on realized tensors), since a
@@ -59,6 +62,7 @@ class Jit {
     Shape shape;
     DType dtype;
     std::string device;
+    UOpRef variable;  // the DEFINE_VAR of a bound-variable input, else null
   };
   const std::vector<TensorSpec>& input_specs() const { return specs_; }
 
@@ -96,6 +100,11 @@ class Jit {
     size_t input, view;  // is the buffer of input_buffers_[input][view]
   };
   std::vector<InputSlot> input_slots_;
+  // Where each bound-variable input's value goes: items_[item].var_values[value].
+  struct VariableSlot {
+    size_t item, value, input;
+  };
+  std::vector<VariableSlot> variable_slots_;
   std::vector<compiler::ScheduleItem> replay_items_;
   std::vector<Tensor> outputs_;                // the capture's outputs (realized)
   std::shared_ptr<compiler::SavedJit> saved_;  // set for a loaded Jit, which has no fn_

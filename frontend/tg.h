@@ -16,6 +16,7 @@
 #include "frontend/jit.h"
 #include "frontend/index.h"
 #include "frontend/tensor.h"
+#include "frontend/variable.h"
 #include "ir/dtype.h"
 #include "ir/error.h"
 

@@ -19,8 +19,9 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "VECTORIZE", "GEP", "WMMA",
     "CONTIGUOUS", "DETACH", "COPY", "SINK", "KERNEL", "NOOP",
     "MULTI", "ALLREDUCE",
+    "BIND",
 };
-static_assert(kOpNames.back() == "ALLREDUCE");
+static_assert(kOpNames.back() == "BIND");
 
 bool Between(Ops op, Ops first, Ops last) { return op >= first && op <= last; }
 

@@ -37,8 +37,12 @@ enum class Ops : uint8_t {
   // one device. compiler/schedule/multi.cc turns MULTI graphs into per-device graphs with ALLREDUCEs,
   // compiler/schedule/allreduce.cc lowers those to copies and kernels.
   kMulti, kAllreduce,
+  // symbolic values (tensor graph only): BIND(DEFINE_VAR, CONST value) is a variable bound to its value
+  // for one realize. The scheduler keeps the value out of every cache key and passes it to the kernels
+  // as an argument, so one kernel serves every value in the variable's range (docs/variables.md).
+  kBind,
 };
-inline constexpr int kNumOps = static_cast<int>(Ops::kAllreduce) + 1;
+inline constexpr int kNumOps = static_cast<int>(Ops::kBind) + 1;
 
 std::string_view OpName(Ops);  // "ADD", "RESHAPE", ...
 bool IsUnary(Ops);

@@ -214,9 +214,11 @@ struct UOpFactory {
 UOp::UOp(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg)
     : op_(op), dtype_(dtype), src_(std::move(src)), arg_(std::move(arg)) {
   has_multi_ = op_ == Ops::kMulti;
+  has_bind_ = op_ == Ops::kBind;
   for (const UOpRef& s : src_) {
     if (s == nullptr) throw Error(absl::StrCat(std::string(OpName(op_)), ": null source"));
     has_multi_ = has_multi_ || s->has_multi_;
+    has_bind_ = has_bind_ || s->has_bind_;
   }
   shape_ = internal::DeriveShape(op_, dtype_, src_, arg_);
   std::tie(vmin_, vmax_) = internal::DeriveRange(op_, dtype_, src_, arg_);
@@ -335,6 +337,11 @@ UOpRef UOp::Special(std::string name, int64_t extent, DType dtype) {
 }
 UOpRef UOp::Variable(std::string name, int64_t min, int64_t max, DType dtype) {
   return Make(Ops::kDefineVar, dtype, {Const(dtype, min), Const(dtype, max)}, std::move(name));
+}
+UOpRef UOp::Bind(const UOpRef& variable, int64_t value) {
+  if (variable->op() != Ops::kDefineVar)
+    throw Error("BIND: the bound node must be a DEFINE_VAR, got " + std::string(OpName(variable->op())));
+  return Make(Ops::kBind, variable->dtype(), {variable, Const(variable->dtype(), value)});
 }
 UOpRef UOp::Sink(std::vector<UOpRef> src) { return Make(Ops::kSink, dtypes::void_, std::move(src)); }
 UOpRef UOp::replace_src(std::vector<UOpRef> src) const {

@@ -51,6 +51,7 @@ using UOpRef = std::shared_ptr<const UOp>;
 //   SPECIAL:    src = {extent}, arg = string name ("gidx0"); runs over [0, extent-1]     (UOp::Special)
 //   DEFINE_VAR: arg = string name, src = {CONST min, CONST max}                          (UOp::Variable)
 //               (an arg of vector<int64_t>{min, max} is also read as bounds)
+//   BIND:       src = {DEFINE_VAR, CONST value}; ranges over the variable's bounds        (UOp::Bind)
 class UOp : public std::enable_shared_from_this<UOp> {
  public:
   // Interns {op, dtype, src, arg}; throws tg::Error when the shape rules (ir/uop_shape.cc) are violated.
@@ -99,6 +100,8 @@ class UOp : public std::enable_shared_from_this<UOp> {
   int64_t vmax() const { return vmax_; }
   // Whether a MULTI is this node or below it: a graph without one skips the multi-device pass.
   bool has_multi() const { return has_multi_; }
+  // Whether a BIND is this node or below it: a graph without one has no variable values to strip.
+  bool has_bind() const { return has_bind_; }
 
   std::vector<UOpRef> toposort() const;  // srcs before users, this node last; iterative
   std::string str() const;               // multi-line dump: one line per node with op, dtype, arg, src ids
@@ -108,6 +111,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   static UOpRef Range(int64_t end, int64_t axis_id, DType dtype = dtypes::index);
   static UOpRef Special(std::string name, int64_t extent, DType dtype = dtypes::index);
   static UOpRef Variable(std::string name, int64_t min, int64_t max, DType dtype = dtypes::index);
+  static UOpRef Bind(const UOpRef& variable, int64_t value);  // BIND(variable, CONST value)
   static UOpRef Sink(std::vector<UOpRef> src);
   UOpRef replace_src(std::vector<UOpRef> src) const;  // same op, dtype and arg
   bool is_const_value(ConstValue v) const;  // a CONST equal to |v| numerically (0 == 0.0 == false)
@@ -131,6 +135,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   int64_t vmin_ = 0;
   int64_t vmax_ = 0;
   bool has_multi_ = false;
+  bool has_bind_ = false;
 };
 
 // Expression building. Plain numbers become CONSTs of the other side's dtype.

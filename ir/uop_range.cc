@@ -139,6 +139,11 @@ Range DeriveRange(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg
       if (src.empty()) return {0, DTypeMaxInt(d)};
       return {0, std::max<int64_t>(0, src[0]->vmax() - 1)};
     case Ops::kDefineVar: return DefineVar(d, src, arg);
+    // A bound variable ranges over its variable's bounds, not its value: no rewrite may specialize
+    // a graph (and so a cached kernel) to the value of one call.
+    case Ops::kBind:
+      if (src.size() == 2) return {src[0]->vmin(), src[0]->vmax()};
+      return Limits(d);
     case Ops::kCast: return Cast(d, src[0]);
     case Ops::kNeg: return Fit(d, -Wide(src[0]->vmax()), -Wide(src[0]->vmin()));
     case Ops::kWhere: return Where(d, src);

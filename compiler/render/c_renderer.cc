@@ -15,17 +15,19 @@ std::string CRenderer::Prelude() const {
          "u += 0x7fffu + ((u >> 16) & 1u); return (uint16_t)(u >> 16); }\n";
 }
 
-std::string CRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                                    const std::vector<bool>& written) const {
+std::string CRenderer::KernelPrefix(const std::string& name, const KernelParams& params) const {
   std::string text;
   absl::StrAppend(&text, "int32_t ", name,
                   "(const tg_c_dispatch_state* restrict d, const tg_c_workgroup_state* restrict w) {\n");
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    std::string type = TypeName(buffers[i]->dtype());
-    std::string constness = written[i] ? "" : "const ";
+  for (size_t i = 0; i < params.buffers.size(); ++i) {
+    std::string type = TypeName(params.buffers[i]->dtype());
+    std::string constness = params.written[i] ? "" : "const ";
     absl::StrAppend(&text, "  ", constness, type, "* restrict data", i, " = (", constness, type,
                     "*)d->buffers[", i, "];\n");
   }
+  // Scalar arguments arrive widened to 64 bits (the c dialect's ABI); variables are 32-bit.
+  for (size_t i = 0; i < params.variables.size(); ++i)
+    absl::StrAppend(&text, "  const int32_t ", KernelParams::VariableName(i), " = (int32_t)d->scalars[", i, "];\n");
   return text;
 }
 

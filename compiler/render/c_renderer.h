@@ -19,8 +19,7 @@ class CRenderer : public CStyleRenderer {
 
  protected:
   std::string Prelude() const override;
-  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                           const std::vector<bool>& written) const override;
+  std::string KernelPrefix(const std::string& name, const KernelParams& params) const override;
   std::string KernelSuffix() const override;
   std::string SpecialExpr(const std::string& special_name) const override;
 };

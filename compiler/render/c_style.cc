@@ -324,6 +324,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
   for (const UOpRef& u : ops) {
     switch (u->op()) {
       case Ops::kDefineGlobal: expr[u.get()] = absl::StrCat("data", u->arg_as<int64_t>()); break;
+      case Ops::kDefineVar: expr[u.get()] = KernelParams::VariableName(params.VariableSlot(u)); break;
       case Ops::kConst: expr[u.get()] = Literal(u); break;
       case Ops::kDefineLocal: {
         std::string var = absl::StrCat("temp", u->arg_as<int64_t>());
@@ -405,7 +406,7 @@ std::string CStyleRenderer::Render(const std::string& name, const std::vector<UO
       }
     }
   }
-  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, params.buffers, params.written) + local_arrays + body +
+  return Prelude() + Extensions(ops) + VectorTypedefs(ops) + KernelPrefix(name, params) + local_arrays + body +
          KernelSuffix();
 }
 

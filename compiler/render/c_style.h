@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/render/kernel_params.h"
 #include "compiler/render/renderer.h"
 #include "ir/dtype.h"
 #include "ir/uop.h"
@@ -30,9 +31,9 @@ class CStyleRenderer : public Renderer {
   // Dialect extensions a kernel's ops need (OpenCL's cl_khr_fp16 for half), after the prelude.
   virtual std::string Extensions(const std::vector<UOpRef>& ops) const { return ""; }
   // The text before the kernel body after the prelude: signature and opening brace.
-  // |buffers| are the DEFINE_GLOBALs in parameter order; |written| says which are stored to.
-  virtual std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                                   const std::vector<bool>& written) const = 0;
+  // |params| are the buffers (DEFINE_GLOBALs) in parameter order, which are stored to, and the
+  // variables that follow them, each named KernelParams::VariableName(i).
+  virtual std::string KernelPrefix(const std::string& name, const KernelParams& params) const = 0;
   virtual std::string KernelSuffix() const = 0;
   // Expression of a launch id SPECIAL such as "gidx0".
   virtual std::string SpecialExpr(const std::string& special_name) const = 0;

@@ -140,15 +140,16 @@ std::string OpenClRenderer::Extensions(const std::vector<UOpRef>& ops) const {
   return out;
 }
 
-std::string OpenClRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                                         const std::vector<bool>& written) const {
-  std::string text = absl::StrCat("__kernel void ", name, "(");
-  for (size_t i = 0; i < buffers.size(); ++i) {
+std::string OpenClRenderer::KernelPrefix(const std::string& name, const KernelParams& params) const {
+  std::vector<std::string> decls;
+  for (size_t i = 0; i < params.buffers.size(); ++i) {
     // OpenCL forbids bool in kernel arguments: bool buffers travel as bytes.
-    std::string type = buffers[i]->dtype().is_bool() ? "uchar" : TypeName(buffers[i]->dtype());
-    absl::StrAppend(&text, i ? ", " : "", "__global ", written[i] ? "" : "const ", type, "* restrict data", i);
+    std::string type = params.buffers[i]->dtype().is_bool() ? "uchar" : TypeName(params.buffers[i]->dtype());
+    decls.push_back(absl::StrCat("__global ", params.written[i] ? "" : "const ", type, "* restrict data", i));
   }
-  return text + ") {\n";
+  for (size_t i = 0; i < params.variables.size(); ++i)
+    decls.push_back(absl::StrCat("const int ", KernelParams::VariableName(i)));
+  return absl::StrCat("__kernel void ", name, "(", absl::StrJoin(decls, ", "), ") {\n");
 }
 
 std::string OpenClRenderer::SpecialExpr(const std::string& special_name) const {
@@ -273,13 +274,14 @@ std::string CudaRenderer::Prelude() const {
          "u += 0x7fffu + ((u >> 16) & 1u); return (unsigned short)(u >> 16); }\n";
 }
 
-std::string CudaRenderer::KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                                       const std::vector<bool>& written) const {
-  std::string text = absl::StrCat("extern \"C\" __global__ void ", name, "(");
-  for (size_t i = 0; i < buffers.size(); ++i)
-    absl::StrAppend(&text, i ? ", " : "", written[i] ? "" : "const ", TypeName(buffers[i]->dtype()),
-                    "* __restrict__ data", i);
-  return text + ") {\n";
+std::string CudaRenderer::KernelPrefix(const std::string& name, const KernelParams& params) const {
+  std::vector<std::string> decls;
+  for (size_t i = 0; i < params.buffers.size(); ++i)
+    decls.push_back(absl::StrCat(params.written[i] ? "" : "const ", TypeName(params.buffers[i]->dtype()),
+                                 "* __restrict__ data", i));
+  for (size_t i = 0; i < params.variables.size(); ++i)
+    decls.push_back(absl::StrCat("const int ", KernelParams::VariableName(i)));
+  return absl::StrCat("extern \"C\" __global__ void ", name, "(", absl::StrJoin(decls, ", "), ") {\n");
 }
 
 std::string CudaRenderer::SpecialExpr(const std::string& special_name) const {

@@ -27,8 +27,7 @@ class OpenClRenderer : public CStyleRenderer {
   // Emulated tensor cores (TC_EMULATE): a helper per instruction, and the tiles it gathers in local memory.
   std::string MatrixCall(const UOpRef& wmma, const std::vector<std::string>& args) const override;
   std::string KernelScopeArrays(const std::vector<UOpRef>& ops) const override;
-  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                           const std::vector<bool>& written) const override;
+  std::string KernelPrefix(const std::string& name, const KernelParams& params) const override;
   std::string KernelSuffix() const override { return "}\n"; }
   std::string SpecialExpr(const std::string& special_name) const override;
   std::string MathCall(std::string_view fn, DType dtype, const std::string& x) const override;
@@ -49,8 +48,7 @@ class CudaRenderer : public CStyleRenderer {
 
  protected:
   std::string Prelude() const override;
-  std::string KernelPrefix(const std::string& name, const std::vector<UOpRef>& buffers,
-                           const std::vector<bool>& written) const override;
+  std::string KernelPrefix(const std::string& name, const KernelParams& params) const override;
   std::string KernelSuffix() const override { return "}\n"; }
   std::string SpecialExpr(const std::string& special_name) const override;
   std::string SpecialFloat(double v, DType dtype) const override;

@@ -440,6 +440,7 @@ void LlvmEmitter::Emit(const UOpRef& u) {
   }
   switch (u->op()) {
     case Ops::kDefineGlobal: value_[u.get()] = absl::StrCat("%data", u->arg_as<int64_t>()); break;
+    case Ops::kDefineVar: break;  // a parameter, named in Run
     case Ops::kConst: value_[u.get()] = ScalarLiteral(u->const_value(), u->dtype()); break;
     case Ops::kSpecial: {
       const std::string& name = u->arg_as<std::string>();
@@ -676,6 +677,8 @@ std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>&
   BatchLaneSums(ops);
   FindWideReduceLoops(ops);
   FindScatters(ops);
+  for (size_t i = 0; i < kernel_params.variables.size(); ++i)
+    value_[kernel_params.variables[i].get()] = "%" + KernelParams::VariableName(i);
   for (const UOpRef& u : ops) Emit(u);
 
   std::vector<std::string> params, args;
@@ -686,6 +689,17 @@ std::string LlvmEmitter::Run(const std::string& name, const std::vector<UOpRef>&
     absl::StrAppend(&entry, "  %b", i, ".p = getelementptr inbounds ptr, ptr %bufs, i64 ", i, "\n  %b", i,
                     " = load ptr, ptr %b", i, ".p, align 8\n");
     args.push_back(absl::StrCat("ptr %b", i));
+  }
+  // tg_c_dispatch_state.scalars, at byte 48, holds each scalar argument widened to 64 bits.
+  if (!kernel_params.variables.empty())
+    absl::StrAppend(&entry, "  %scalars.p = getelementptr inbounds i8, ptr %d, i64 48\n",
+                    "  %scalars = load ptr, ptr %scalars.p, align 8\n");
+  for (size_t i = 0; i < kernel_params.variables.size(); ++i) {
+    std::string var = KernelParams::VariableName(i);
+    params.push_back("i32 %" + var);
+    absl::StrAppend(&entry, "  %", var, ".p = getelementptr inbounds i64, ptr %scalars, i64 ", i, "\n  %", var,
+                    ".w = load i64, ptr %", var, ".p, align 8\n  %", var, " = trunc i64 %", var, ".w to i32\n");
+    args.push_back("i32 %" + var);
   }
   params.push_back("ptr %w");
   args.push_back("ptr %w");

@@ -209,6 +209,7 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
       break;
     }
     case Ops::kConst: EmitConst(u); break;
+    case Ops::kDefineVar: break;  // a parameter, loaded in Run
     case Ops::kSpecial: {
       const std::string& s = u->arg_as<std::string>();
       if (s.size() != 5 || (s.rfind("gidx", 0) != 0 && s.rfind("lidx", 0) != 0) || s[4] < '0' || s[4] > '2')
@@ -279,10 +280,19 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
 }
 
 std::string PtxEmitter::Run(const std::string& name, const std::vector<UOpRef>& ops, const std::string& header) {
-  const size_t buffers = ScanParams(ops).buffers.size();
+  const KernelParams kernel_params = ScanParams(ops);
+  const size_t buffers = kernel_params.buffers.size();
+  // Variables are 32-bit parameters after the buffers, loaded once at the top.
+  for (size_t i = 0; i < kernel_params.variables.size(); ++i) {
+    std::string r = Reg(dtypes::int32);
+    absl::StrAppend(&prologue_, "\tld.param.s32 ", r, ", [", name, "_param_", buffers + i, "];\n");
+    value_[kernel_params.variables[i].get()] = r;
+  }
   for (const UOpRef& u : ops) Emit(u, name);
   std::vector<std::string> params;
   for (size_t i = 0; i < buffers; ++i) params.push_back(absl::StrCat("\t.param .u64 ", name, "_param_", i));
+  for (size_t i = 0; i < kernel_params.variables.size(); ++i)
+    params.push_back(absl::StrCat("\t.param .s32 ", name, "_param_", buffers + i));
   std::string out = header + absl::StrCat(".visible .entry ", name, "(\n", absl::StrJoin(params, ",\n"), "\n)\n{\n");
   for (int c = 0; c < 6; ++c) absl::StrAppend(&out, "\t.reg ", kRegDecl[c], " ", kRegPrefix[c], "<", count_[c], ">;\n");
   return out + prologue_ + body_ + "\tret;\n}\n";

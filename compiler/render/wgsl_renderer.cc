@@ -96,6 +96,9 @@ std::string WgslType(DType dtype) {
 
 std::string WgslRenderer::Render(const std::string& name, const std::vector<UOpRef>& ops) const {
   const KernelParams k = ScanParams(ops);
+  if (!k.variables.empty())
+    throw Error("wgsl renderer: kernel variables ('" + k.variables[0]->arg_as<std::string>() +
+                "') are not rendered (they would need a uniform binding); bind the value as data instead");
   const std::array<int64_t, 3> local = WorkgroupSize(ops);
   std::string out;
   for (size_t i = 0; i < k.buffers.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "compiler/schedule/bound_variables.h"
 #include "ir/error.h"
 #include "ir/symbolic.h"
 
@@ -120,7 +121,7 @@ UOpRef PushElementwise(const Match& m) {
   return UOp::Make(t->op(), t->dtype(), std::move(src), t->arg());
 }
 
-UOpRef PushConst(const Match& m) { return m["idx"]->src(0); }  // c[i] -> c
+UOpRef PushConst(const Match& m) { return m["idx"]->src(0); }  // c[i] -> c, and a variable's value likewise
 
 UOpRef PushIota(const Match& m) {  // iota[i] -> i, in the iota's dtype
   auto [t, idx, gate] = Unpack(m["idx"]);
@@ -186,7 +187,7 @@ const PatternMatcher& PushIndexRules() {
       {IndexOf({Ops::kPad}), PushPad},
       {IndexOf({Ops::kReduce}), PushReduce},
       {IndexOf({Ops::kBuffer}), PushBuffer},
-      {IndexOf({Ops::kConst}), PushConst},
+      {IndexOf({Ops::kConst, Ops::kDefineVar}), PushConst},
       {IndexOf({Ops::kIota}), PushIota},
       {IndexOf({Ops::kContiguous, Ops::kDetach}), PushPassThrough},
       {IndexOf(OpsWhere(IsAlu)), PushElementwise},
@@ -235,6 +236,8 @@ UOpRef BuildKernelAst(const UOpRef& root, const UOpRef& output, KernelBuilder& b
   // empty reduce): launches pass all of them, and OpenCL refuses arguments a kernel lacks.
   std::vector<UOpRef> src{store};
   for (const UOpRef& b : builder.buffers()) src.push_back(builder.Param(b));
+  // So are the variables, in name order: a launch passes every value (bound_variables.h).
+  for (const UOpRef& v : VariablesUnder(value)) src.push_back(v);
   return Simplify(UOp::Make(Ops::kSink, dtypes::void_, std::move(src)));
 }
 

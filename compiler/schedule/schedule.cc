@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/schedule/buffer_node.h"
+#include "compiler/schedule/bound_variables.h"
 #include "compiler/schedule/fusion_rules.h"
 #include "compiler/schedule/rangeify.h"
 #include "compiler/schedule/reduce_store_order.h"
@@ -310,7 +311,10 @@ Schedule CreateSchedule(const std::vector<UOpRef>& roots, const std::vector<std:
   if (roots.size() != devices.size()) throw Error("CreateSchedule: one device per root");
   UOpRef split = viz::TracePass("split large reduces", UOp::Sink(roots),
                                 [&] { return UOp::Sink(SplitLargeReduces(roots)); });
-  return Scheduler(split->src(), devices, make_output).Run();
+  Schedule schedule = Scheduler(split->src(), devices, make_output).Run();
+  for (ScheduleItem& item : schedule.items)
+    if (item.kind == ScheduleItem::Kind::kKernel) item.variables = KernelVariables(item.ast);
+  return schedule;
 }
 
 }  // namespace tg::compiler

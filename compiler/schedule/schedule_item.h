@@ -23,6 +23,10 @@ struct ScheduleItem {
   // |device| resolved once when the schedule is made (compiler/schedule/schedule_cache), so that a
   // launch, and every replay of a captured item, skips the registry; null: look |device| up.
   runtime::Device* runs_on = nullptr;
+  // kKernel: the DEFINE_VARs of |ast| in parameter order (after the buffers), and their values for
+  // this run (compiler/schedule/bound_variables.h). Empty for a kernel without variables.
+  std::vector<UOpRef> variables;
+  std::vector<int64_t> var_values;
 };
 
 }  // namespace tg::compiler

@@ -44,7 +44,9 @@ std::vector<Tensor> Corpus() {
   Tensor a = Tensor::rand({16, 32}), b = Tensor::rand({32}), m = Tensor::rand({32, 24});
   Tensor i = Tensor::from_vector<int32_t>({3, -7, 12, 5}), d = Tensor::rand({8}).cast(dtypes::float64);
   Tensor e = (a - a.max({1}, true)).exp();
+  Tensor pos = Variable("pos", 0, 31).tensor();  // unbound: these kernels are generated, never launched
   return {
+      (a * pos.cast(dtypes::float32)).sum({1}), (Tensor::arange(32).cast(dtypes::int32) <= pos).where(b, 0.0f).sum(),
       ((a * b + 1).relu() - b.sqrt()) / (a * a + 1),
       (a.exp() + a.log() + a.sin()).maximum(a),
       (a > 0.5f).where(a, b * 2),
@@ -71,7 +73,7 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
   target.source_dialects = {GetParam()};
   target.max_group_threads = 1024;
   target.local_mem_bytes = 48 << 10;
-  int kernels = 0, grouped = 0, wide = 0;
+  int kernels = 0, grouped = 0, wide = 0, variables = 0;
   for (const Tensor& t : Corpus()) {
     for (const ScheduleItem& item : CreateSchedule({t.uop()}, {t.device()}).items) {
       if (item.kind != ScheduleItem::Kind::kKernel) continue;
@@ -91,8 +93,10 @@ TEST_P(GpuCodegen, EveryCorpusKernelCompiles) {
       ++kernels;
       grouped += k.source.source.find("__syncthreads()") != std::string::npos;
       wide += k.source.source.find("(*(tg_vec<") != std::string::npos;
+      variables += k.source.source.find("const int var0") != std::string::npos;
     }
   }
+  EXPECT_EQ(variables, 2);  // the kernels reading a variable take it as an int parameter
   EXPECT_GE(kernels, 15);
   EXPECT_GE(grouped, 3);  // the full reductions and the row reductions share their reduce in a group
   EXPECT_GE(wide, 2);     // float4 and half8 loads and stores of the elementwise kernels

@@ -49,6 +49,7 @@ std::vector<Tensor> Corpus() {
   Tensor a = Tensor::rand({16, 32}), b = Tensor::rand({32}), m = Tensor::rand({32, 24});
   Tensor i = Tensor::from_vector<int32_t>({3, -7, 12, 5}), d = Tensor::rand({8}).cast(dtypes::float64);
   Tensor e = (a - a.max({1}, true)).exp();
+  Tensor pos = Variable("pos", 0, 31).tensor();  // unbound: these kernels are assembled, never launched
   return {
       ((a * b + 1).relu() - b.sqrt()) / (a * a + 1),
       (a.exp() + a.log() + a.sin()).maximum(a),
@@ -56,6 +57,7 @@ std::vector<Tensor> Corpus() {
       a.sum({1}), a.max({0}), a.mean(), e / e.sum({1}, true),
       a.matmul(m), (a.matmul(m) + 1).relu().sum({0}),
       a.pad({{1, 2}, {0, 3}}).flip({0}).shrink({{1, 10}, {2, 30}}).permute({1, 0}),
+      (a * pos.cast(dtypes::float32)).sum({1}), (Tensor::arange(32).cast(dtypes::int32) <= pos).where(b, 0.0f).sum(),
       (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(), i % 3, i << 2,
       d * 2.5 + d.sqrt(), d.exp(), i.cast(dtypes::int64) * int64_t{3}, (a > 0.5f).cast(dtypes::bool_),
   };
@@ -107,6 +109,12 @@ TEST(Ptx, TargetComesFromTheDeviceArch) {
   EXPECT_NE(k80.source.source.find(".param .u64 " + k80.name + "_param_1"), std::string::npos);
   EXPECT_NE(k80.source.source.find("%tid.x"), std::string::npos);  // 64 items: one group of 64
   EXPECT_EQ(PtxRenderer("").arch(), "sm_90");  // the default
+  // A variable is a 32-bit parameter after the buffers, loaded once.
+  Tensor pos = Variable("pos", 0, 63).tensor();
+  Schedule sv = CreateSchedule({(a * pos.cast(dtypes::float32)).uop()}, {a.device()});
+  GeneratedKernel kv = GenerateKernel(sv.items.back().ast, PtxDevice("sm_80"));
+  EXPECT_NE(kv.source.source.find(".param .s32 " + kv.name + "_param_2"), std::string::npos) << kv.source.source;
+  EXPECT_NE(kv.source.source.find("ld.param.s32"), std::string::npos);
   EXPECT_EQ(PtxRenderer("gfx90a").arch(), "sm_90");
 }
 
