@@ -1,6 +1,6 @@
 // GPT-2 (apps/gpt2_model.h). Forward follows HF's GPT2Model: pre-LN blocks, tanh GELU, causal attention.
-// Step() keeps the shapes fixed (the cache is full-context, the position an input tensor), so one JIT
-// capture serves every decoding step.
+// Step() keeps the shapes fixed (the cache is full-context, the position a tg::Variable the kernels take
+// as an argument), so one JIT capture serves every decoding step.
 #include "apps/gpt2_model.h"
 
 #include <cmath>
@@ -48,7 +48,8 @@ Gpt2::Dims Gpt2::Measure(const nn::StateDict& sd, int64_t heads) {
 Gpt2::Gpt2(nn::StateDict& sd, const Dims& dims)
     : layers_(dims.layers), dim_(dims.dim), heads_(dims.heads), vocab_(dims.vocab), context_(dims.context),
       wte_(Take(sd, "wte.weight", {vocab_, dim_})), wpe_(Take(sd, "wpe.weight", {context_, dim_})),
-      lnf_w_(Take(sd, "ln_f.weight", {dim_})), lnf_b_(Take(sd, "ln_f.bias", {dim_})) {
+      lnf_w_(Take(sd, "ln_f.weight", {dim_})), lnf_b_(Take(sd, "ln_f.bias", {dim_})),
+      position_("pos", 0, context_ - 1) {
   const int64_t d = dim_, hd = dim_ / heads_;
   for (int64_t i = 0; i < layers_; ++i) {
     std::string p = "h." + std::to_string(i) + ".";
@@ -101,17 +102,17 @@ std::vector<float> Gpt2::Step(int token) {
   if (token < 0 || token >= vocab_) throw Error("gpt2: token " + std::to_string(token) + " is outside the vocabulary");
   if (!step_) {
     step_ = std::make_unique<Jit>([this](const std::vector<Tensor>& in) {
-      Tensor x = wte_[{in[0]}] + wpe_[{in[1]}].reshape({1, 1, dim_});
+      Tensor pos = in[1].reshape({1});
+      Tensor x = wte_[{in[0]}] + wpe_[{pos}].reshape({1, 1, dim_});
       std::vector<Tensor> out;
-      for (Layer& l : h_) x = Block(l, x, &in[1]);
+      for (Layer& l : h_) x = Block(l, x, &pos);
       out.push_back(LayerNorm(x, lnf_w_, lnf_b_).matmul(wte_.transpose()).reshape({vocab_}));
       for (Layer& l : h_) out.push_back(l.cache_k), out.push_back(l.cache_v);  // realized with the logits
       return out;
     });
   }
   Tensor tok = Tensor::from_vector<int32_t>({token}, Shape{1, 1});
-  Tensor pos = Tensor::from_vector<int32_t>({static_cast<int32_t>(pos_)}, Shape{1});
-  std::vector<float> logits = (*step_)({tok, pos})[0].to_vector<float>();
+  std::vector<float> logits = (*step_)({tok, position_.bind(pos_).tensor()})[0].to_vector<float>();
   ++pos_;
   return logits;
 }

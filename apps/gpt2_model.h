@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "frontend/nn/nn.h"
+#include "frontend/tg.h"
 
 namespace tg::apps {
 
@@ -50,6 +51,7 @@ class Gpt2 {
   Tensor wte_, wpe_, lnf_w_, lnf_b_;
   std::vector<Layer> h_;
   int64_t pos_ = 0;
+  Variable position_;  // the decoding position, [0, context)
   std::unique_ptr<Jit> step_;
 };
 

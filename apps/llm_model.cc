@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "frontend/devices.h"
+#include "frontend/variable.h"
 #include "ir/error.h"
 
 namespace tg::apps {
@@ -303,15 +304,17 @@ std::vector<float> LlmModel::Step(int token) {
   std::unique_ptr<Jit>& step = steps_[span];
   if (!step) {
     step = std::make_unique<Jit>([this, span](const std::vector<Tensor>& in) {
-      CacheUse cache{&in[1], span};
-      std::vector<Tensor> out{Logits(in[0], in[1], &cache).reshape({config_.vocab_size})};
+      Tensor position = in[1].reshape({1});
+      CacheUse cache{&position, span};
+      std::vector<Tensor> out{Logits(in[0], position, &cache).reshape({config_.vocab_size})};
       for (Layer& l : layers_) out.push_back(l.cache_k), out.push_back(l.cache_v);  // realized with the logits
       return out;
     });
   }
   Tensor tok = Tensor::from_vector<int32_t>({token}, Shape{1, 1});
-  Tensor pos = Tensor::from_vector<int32_t>({static_cast<int32_t>(pos_)}, Shape{1});
-  std::vector<float> logits = (*step)({tok, pos})[0].to_vector<float>();
+  // A variable, not data: the kernels take the position as an argument, with no upload per token.
+  Tensor position = Variable("pos", 0, context_ - 1).bind(pos_).tensor();
+  std::vector<float> logits = (*step)({tok, position})[0].to_vector<float>();
   ++pos_;
   return logits;
 }

@@ -34,6 +34,11 @@ bool device_supports(const std::string& device, DType dtype) {
 
 namespace tg {
 
+uint64_t programs_made(const std::string& device) {
+  const auto& counters = compiler::DeviceNamed(device.empty() ? default_device() : device).program_cache().counters();
+  return counters.compiles.load() + counters.disk_loads.load();
+}
+
 MemoryStats memory_stats(const std::string& device) {
   absl::StatusOr<runtime::MemoryStats> s =
       runtime::MemoryStatsOf(compiler::DeviceNamed(device.empty() ? default_device() : device));

@@ -38,6 +38,11 @@ struct MemoryStats {
 // |device|'s figures ("" = the default device). tg::Error when its plugin does not report them.
 MemoryStats memory_stats(const std::string& device = "");
 
+// How many kernel programs |device| ("" = the default device) has made since it was opened: compiled,
+// or loaded from the disk cache (TG_CACHE_DIR). A replayed tg::Jit, or a new value of a tg::Variable,
+// makes none; a new graph shape does.
+uint64_t programs_made(const std::string& device = "");
+
 // Whether |device| computes in |dtype|: float16 and float64 depend on the hardware (OpenCL's
 // cl_khr_fp16 / cl_khr_fp64); every other dtype works everywhere (bfloat16 as storage).
 bool device_supports(const std::string& device, DType dtype);

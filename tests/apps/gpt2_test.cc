@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "frontend/tg.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -41,6 +42,18 @@ TEST(Gpt2, KvCacheStepsMatchPyTorch) {
     ASSERT_EQ(got.size(), vocab);
     for (size_t i = 0; i < vocab; ++i) ASSERT_NEAR(got[i], want[pos * vocab + i], 1e-4) << "pos " << pos << " logit " << i;
   }
+}
+
+// The position is a tg::Variable: the first step compiles, every later one replays the same capture.
+TEST(Gpt2, StepsAfterTheFirstCompileNothing) {
+  nlohmann::json g = Golden();
+  std::vector<int> ids = g["ids"].get<std::vector<int>>();
+  Gpt2 model("tests/apps/data/gpt2_tiny.safetensors", g["heads"].get<int>());
+  model.Step(ids[0]);
+  const uint64_t after_first = programs_made();
+  for (size_t pos = 1; pos < ids.size(); ++pos) model.Step(ids[pos]);
+  EXPECT_GE(ids.size(), 4u);
+  EXPECT_EQ(programs_made(), after_first) << "a decoding step after the first compiled a kernel";
 }
 
 TEST(Gpt2, MissingTensorIsANamedError) {

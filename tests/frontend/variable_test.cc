@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compiler.h"
 #include "frontend/tg.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -13,12 +12,6 @@ namespace tg {
 namespace {
 
 using ::testing::HasSubstr;
-
-// Programs the default device has made so far, compiled or loaded from the disk cache.
-uint64_t ProgramsMade() {
-  const auto& counters = compiler::DeviceNamed(default_device()).program_cache().counters();
-  return counters.compiles.load() + counters.disk_loads.load();
-}
 
 std::string ErrorOf(const std::function<void()>& f) {
   try {
@@ -45,13 +38,13 @@ TEST(Variable, OneKernelServesEveryValue) {
     return std::make_pair((x * v.cast(dtypes::float32) + 1).to_vector<float>(), PrefixSum(x, v).item<float>());
   };
   run(0);  // compiles
-  uint64_t made = ProgramsMade();
+  uint64_t made = programs_made();
   for (int64_t p : {3, 7, 1}) {
     auto [scaled, prefix] = run(p);
     for (size_t i = 0; i < kX.size(); ++i) EXPECT_FLOAT_EQ(scaled[i], kX[i] * p + 1) << "p=" << p << " i=" << i;
     EXPECT_FLOAT_EQ(prefix, (p + 1) * (p + 2) / 2.0f) << "p=" << p;
   }
-  EXPECT_EQ(ProgramsMade(), made) << "a new value of the variable compiled a kernel";
+  EXPECT_EQ(programs_made(), made) << "a new value of the variable compiled a kernel";
 }
 
 TEST(Variable, WritesOneSlotOfAStateBufferInPlace) {
@@ -74,13 +67,13 @@ TEST(Variable, UnderJitEveryValueReplaysTheCapture) {
   step({x, pos.bind(0).tensor()});
   step({x, pos.bind(1).tensor()});  // captured
   ASSERT_TRUE(step.captured());
-  uint64_t made = ProgramsMade();
+  uint64_t made = programs_made();
   for (int64_t p : {4, 7, 2}) {
     std::vector<Tensor> out = step({x, pos.bind(p).tensor()});
     EXPECT_FLOAT_EQ(out[0].item<float>(), (p + 1) * (p + 2) / 2.0f) << "p=" << p;
     EXPECT_FLOAT_EQ(out[1].to_vector<float>()[7], 8.0f * p) << "p=" << p;
   }
-  EXPECT_EQ(ProgramsMade(), made);
+  EXPECT_EQ(programs_made(), made);
   EXPECT_THAT(ErrorOf([&] { step({x, Tensor::from_vector<int32_t>({3}).reshape({})}); }),
               HasSubstr("captured with variable 'pos' [0, 7]"));
   EXPECT_THAT(ErrorOf([&] { step({x, Variable("other", 0, 7).bind(3).tensor()}); }), HasSubstr("variable 'other'"));

@@ -25,6 +25,7 @@ void RunBlockFwdBwd(benchmark::State& state, const std::string& device, int warm
 // app_workloads.cc
 void RunCnnTrain(benchmark::State& state, const std::string& device, int warmup);           // W9, tg::Jit
 void RunGptTrain(benchmark::State& state, const std::string& device, int warmup);           // W10, tg::Jit
+void RunGpt2Decode(benchmark::State& state, const std::string& device, int warmup);         // W13, tg::Jit + Variable
 // ocr_workloads.cc
 struct OcrModel {
   const char* name;        // the workload: "W11_ocr_det"

@@ -58,6 +58,8 @@ std::vector<Workload> BuildTable() {
            [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrCls, OcrRun::kPlain); }),
       Make("W11_ocr_cls_jit", "W11's classifier under tg::Jit, timed replays (ms)", 10, 2,
            [](auto& s, auto& d, int w) { RunOcr(s, d, w, kOcrCls, OcrRun::kJit); }),
+      Make("W13_gpt2_decode", "random GPT-2 layout (4 layers, width 256), 200 greedy tokens under one tg::Jit "
+           "(tokens/s; kernels compiled after the first token)", 5, 1, RunGpt2Decode),
       Make("W12_memcpy", "host memcpy of 256 MiB, all cores, read + write (GB/s); W12's decode bounds", 5, 1,
            RunMemcpy),
       Make("W12_llm_decode_fp32", "random LLaMA 110M shape, fp32: 32 greedy tokens after 32 (tokens/s)", 5, 2,
