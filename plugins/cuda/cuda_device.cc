@@ -129,6 +129,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.struct_size = sizeof p;
   p.name = device->name.c_str();
   p.vendor = "NVIDIA";
+  p.device_type = TG_DEVICE_TYPE_GPU;  // the host prefers GPUs when choosing a default device
   p.arch = device->arch.c_str();
   p.compile_fingerprint = device->fingerprint.c_str();
   p.global_mem_bytes = p.max_alloc_bytes = device->global_mem;

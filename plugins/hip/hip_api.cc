@@ -1,4 +1,4 @@
-// hip_api.cc: dlopen of libamdhip64.so.5 and dlsym of each entry point.
+// hip_api.cc: finding the HIP runtime and hiprtc with dlopen, and dlsym of each entry point.
 #include "plugins/hip/hip_api.h"
 
 #include <dlfcn.h>
@@ -6,29 +6,101 @@
 namespace tg_hip {
 namespace {
 
+// Newest ROCm first, so a machine with several installed uses the newest runtime. ROCm 5 ships
+// libamdhip64.so.5 (hiprtc inside); ROCm 6 and 7 ship libamdhip64.so.6 / .so.7 beside a separate
+// libhiprtc.so.6 / .so.7. Some installs have only the unversioned development names.
+constexpr const char* kRuntimeNames[] = {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
+                                         "libamdhip64.so"};
+
+std::string DlError(const std::string& name) {
+  const char* e = dlerror();
+  return e != nullptr ? e : name + ": dlopen failed";
+}
+
+void Append(std::string* list, const std::string& item) { *list += (list->empty() ? "" : "; ") + item; }
+
+// ".6" for "libamdhip64.so.6", "" for "libamdhip64.so": hiprtc must come from the same ROCm release
+// as the runtime whose code objects it makes.
+std::string VersionSuffix(const std::string& name) {
+  return name.substr(name.find(".so") + 3);
+}
+
+// Resolves every runtime entry point from |lib|; false with |*why| naming the first one missing.
+bool ResolveRuntime(void* lib, const std::string& name, HipApi* api, std::string* why) {
+#define TG_HIP_SYM(fn)                                                  \
+  api->fn = reinterpret_cast<decltype(api->fn)>(dlsym(lib, #fn));       \
+  if (api->fn == nullptr) return *why = name + " lacks " #fn, false;
+  TG_HIP_FUNCTIONS(TG_HIP_SYM)
+  TG_HIP_SYM(hipMalloc)
+#undef TG_HIP_SYM
+  return true;
+}
+
+bool ResolveHiprtc(void* lib, const std::string& name, HipApi* api, std::string* why) {
+#define TG_HIPRTC_SYM(fn)                                               \
+  api->fn = reinterpret_cast<decltype(api->fn)>(dlsym(lib, #fn));       \
+  if (api->fn == nullptr) return *why = name + " lacks " #fn, false;
+  TG_HIPRTC_FUNCTIONS(TG_HIPRTC_SYM)
+#undef TG_HIPRTC_SYM
+  return true;
+}
+
+// The first runtime that opens and has every entry point. A library that opened but fell short
+// stays loaded: closing a ROCm library whose initializers have run is not known to be safe.
+void* FindRuntime(HipApi* api) {
+  std::string tried;
+  for (const char* name : kRuntimeNames) {
+    void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    HipApi candidate;  // filled apart, so a library that falls short leaves no pointers behind
+    std::string why;
+    if (lib == nullptr) {
+      Append(&tried, DlError(name));
+    } else if (!ResolveRuntime(lib, name, &candidate, &why)) {
+      Append(&tried, why);
+    } else {
+      *api = candidate;
+      api->runtime_library = name;
+      return lib;
+    }
+  }
+  api->runtime_why = "no HIP runtime (" + tried + "); install ROCm's HIP runtime (ROCm 5, 6 or 7)";
+  return nullptr;
+}
+
+// hiprtc: the separate libhiprtc of the runtime's version (ROCm 6 and later), else the runtime
+// itself (ROCm 5).
+void FindHiprtc(void* runtime, HipApi* api) {
+  const std::string separate = "libhiprtc.so" + VersionSuffix(api->runtime_library);
+  struct Candidate {
+    void* lib;
+    std::string name;
+  };
+  std::string tried;
+  void* lib = dlopen(separate.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) Append(&tried, DlError(separate));
+  for (const Candidate& c : {Candidate{lib, separate}, Candidate{runtime, api->runtime_library}}) {
+    if (c.lib == nullptr) continue;
+    HipApi candidate = *api;  // filled apart, like the runtime's
+    std::string why;
+    if (ResolveHiprtc(c.lib, c.name, &candidate, &why)) {
+      *api = candidate;
+      api->hiprtc_library = c.name;
+      return;
+    }
+    Append(&tried, why);
+  }
+  api->hiprtc_why = "no hiprtc (" + tried + ")";
+}
+
 HipApi LoadOnce() {
   HipApi api;
-  void* lib = dlopen("libamdhip64.so.5", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* e = dlerror();
-    api.runtime_why = std::string(e != nullptr ? e : "libamdhip64.so.5: dlopen failed") +
-                      " (install ROCm's HIP runtime, e.g. Debian's libamdhip64-5)";
-    api.hiprtc_why = api.runtime_why;
+  void* runtime = FindRuntime(&api);
+  if (runtime == nullptr) {
+    api.hiprtc_why = api.runtime_why;  // hiprtc is looked for beside a runtime only
     return api;
   }
-#define TG_HIP_SYM(name)                                                                   \
-  api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name));                      \
-  if (api.name == nullptr && WHY.empty()) WHY = "libamdhip64.so.5 lacks " #name;
-#define WHY api.runtime_why
-  TG_HIP_FUNCTIONS(TG_HIP_SYM)
-  api.hipMalloc = reinterpret_cast<decltype(api.hipMalloc)>(dlsym(lib, "hipMalloc"));
-  if (api.hipMalloc == nullptr && WHY.empty()) WHY = "libamdhip64.so.5 lacks hipMalloc";
-#undef WHY
-#define WHY api.hiprtc_why
-  TG_HIPRTC_FUNCTIONS(TG_HIP_SYM)
-#undef WHY
-#undef TG_HIP_SYM
-  api.has_runtime = api.runtime_why.empty();
+  FindHiprtc(runtime, &api);
+  api.has_runtime = true;
   api.has_hiprtc = api.hiprtc_why.empty();
   return api;
 }

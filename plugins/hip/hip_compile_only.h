@@ -28,7 +28,8 @@ typedef struct tg_hip_compile_only_ext {
   tg_error* (*compile)(const char* source, uint64_t source_len, const char* arch, const char* format,
                        char** out_code, uint64_t* out_len);
   void (*free_code)(char* code);
-  /* "hiprtc 5.2 (libamdhip64.so.5)", or NULL without hiprtc. Lives forever. */
+  /* "hiprtc 5.2 (libamdhip64.so.5)", "hiprtc 6.2 (libhiprtc.so.6)", or NULL without hiprtc.
+   * Lives forever. */
   const char* (*compiler_version)(void);
 } tg_hip_compile_only_ext;
 

@@ -77,7 +77,7 @@ std::string HiprtcDescription() {
   if (!h.has_hiprtc) return "";
   int major = 0, minor = 0;
   h.hiprtcVersion(&major, &minor);
-  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " (libamdhip64.so.5)";
+  return "hiprtc " + std::to_string(major) + "." + std::to_string(minor) + " (" + h.hiprtc_library + ")";
 }
 
 }  // namespace tg_hip

@@ -20,7 +20,8 @@ bool ArchAllowed(const std::string& arch);
 tg_error* HiprtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
                         std::string* out_code_object);
 
-// "hiprtc 5.2 (libamdhip64.so.5)", or "" without hiprtc. Part of the compile fingerprint.
+// "hiprtc 5.2 (libamdhip64.so.5)", "hiprtc 6.2 (libhiprtc.so.6)", or "" without hiprtc. Part of
+// the compile fingerprint.
 std::string HiprtcDescription();
 
 }  // namespace tg_hip
