@@ -221,6 +221,15 @@ std::vector<UOpRef> RealizeOnDevices(const std::vector<UOpRef>& roots, const std
   return schedule.realized;
 }
 
+// A realized view keeps the symbolic lengths of its tensor, as expressions of variables; bound again to
+// this realize's values, later graphs that read it need no binding of their own.
+std::vector<UOpRef> Rebound(std::vector<UOpRef> views, const VariableValues& values) {
+  if (values.empty()) return views;
+  for (UOpRef& view : views)
+    if (view->lengths() != nullptr) view = BindVariables(view, values);
+  return views;
+}
+
 }  // namespace
 
 bool IsRealized(const UOpRef& u) {
@@ -236,10 +245,11 @@ std::vector<UOpRef> Realize(const std::vector<UOpRef>& bound_roots, const std::v
   // The values of bound variables go to the launches, not into the graph the caches key on.
   UnboundGraph unbound = StripBinds(bound_roots);
   const std::vector<UOpRef>& roots = unbound.roots;
-  if (!HasMulti(roots, devices)) return RealizeOnDevices(roots, devices, unbound.values);
+  if (!HasMulti(roots, devices)) return Rebound(RealizeOnDevices(roots, devices, unbound.values), unbound.values);
   // Sharded tensors: one graph per device (compiler/schedule/multi.h), ALLREDUCEs lowered, then one schedule.
   SpmdRoots spmd = SplitMulti(roots, devices);
-  std::vector<UOpRef> realized = RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices, unbound.values);
+  std::vector<UOpRef> realized =
+      Rebound(RealizeOnDevices(LowerAllreduces(spmd.roots), spmd.devices, unbound.values), unbound.values);
   std::vector<UOpRef> out;
   for (const SpmdRoots::Origin& origin : spmd.origins) {
     if (!origin.multi) {

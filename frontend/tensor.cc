@@ -246,6 +246,9 @@ std::vector<unsigned char> Tensor::read_bytes() const {
   if (compiler::Capturing())
     throw Error("Jit: the function read tensor data (to_vector/item) while it was being captured; a jitted "
                 "function must only compute tensors (read the results it returns instead)");
+  if (uop()->lengths() != nullptr)
+    throw Error("to_vector: the tensor " + ShapeString(shape()) + " has an axis cut to a symbolic length "
+                "(shrink_to), whose absent elements have no value; reduce over that axis first");
   NoteHostEffect();
   Tensor self = *this;
   self.realize();

@@ -402,6 +402,12 @@ class Tensor {
     return pad(padding, Scalar(value));
   }
   Tensor shrink(const std::vector<std::pair<int64_t, int64_t>>& bounds) const;  // [start, stop)
+  // The first |length| elements of |axis| present, the rest absent (docs/variables.md): |length| is an
+  // int32 scalar of tg::Variables (pos.bind(p).tensor() + 1), so one kernel serves every length. The
+  // shape stays the largest length's; reduces over the axis stop at |length|, elementwise ops, permutes
+  // and reshapes that keep the axis whole carry it; pads, cuts, flips, merges of it and reading it to
+  // the host are tg::Errors (reduce over it first).
+  Tensor shrink_to(int axis, const Tensor& length) const;
   Tensor flip(const Axes& axes) const;
   Tensor transpose(int dim0 = 1, int dim1 = 0) const;
   Tensor flatten(int start_dim = 0, int end_dim = -1) const;  // merges axes start_dim..end_dim

@@ -95,6 +95,20 @@ Tensor Tensor::pad(const std::vector<std::pair<int64_t, int64_t>>& padding, Scal
   return inside.like(inside.uop()->pad(grow)).where(padded, value);
 }
 
+Tensor Tensor::shrink_to(int axis, const Tensor& length) const {
+  int64_t a = axis < 0 ? axis + ndim() : axis;
+  if (a < 0 || a >= ndim())
+    throw Error("shrink_to: axis " + std::to_string(axis) + " is outside a tensor of rank " + std::to_string(ndim()));
+  if (length.dtype() != dtypes::int32 || !length.shape().empty())
+    throw Error("shrink_to: the length must be an int32 scalar (a tg::Variable's tensor, or arithmetic on one), got " +
+                length.dtype().name() + " " + ShapeString(length.shape()));
+  for (const UOpRef& u : length.uop()->toposort())
+    if (u->op() == Ops::kBuffer || u->op() == Ops::kCopy)
+      throw Error("shrink_to: the length reads tensor data; it must be computed from tg::Variables and numbers "
+                  "only (a kernel's loop bound is its argument, not a load)");
+  return like(uop()->var_shrink(a, length.uop()));
+}
+
 Tensor Tensor::shrink(const std::vector<std::pair<int64_t, int64_t>>& bounds) const {
   CheckRank(bounds.size(), ndim(), "shrink", "(start, stop) pairs");
   bool whole = true;

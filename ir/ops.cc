@@ -19,9 +19,9 @@ constexpr std::array<std::string_view, kNumOps> kOpNames = {
     "VECTORIZE", "GEP", "WMMA",
     "CONTIGUOUS", "DETACH", "COPY", "SINK", "KERNEL", "NOOP",
     "MULTI", "ALLREDUCE",
-    "BIND",
+    "BIND", "VAR_SHRINK",
 };
-static_assert(kOpNames.back() == "BIND");
+static_assert(kOpNames.back() == "VAR_SHRINK");
 
 bool Between(Ops op, Ops first, Ops last) { return op >= first && op <= last; }
 

@@ -40,9 +40,11 @@ enum class Ops : uint8_t {
   // symbolic values (tensor graph only): BIND(DEFINE_VAR, CONST value) is a variable bound to its value
   // for one realize. The scheduler keeps the value out of every cache key and passes it to the kernels
   // as an argument, so one kernel serves every value in the variable's range (docs/variables.md).
-  kBind,
+  // VAR_SHRINK(x, n, arg=axis) keeps x's storage and shape but makes only [0, n) of the axis present,
+  // n an int32 expression of variables: reductions over the axis loop to n, stores skip the rest.
+  kBind, kVarShrink,
 };
-inline constexpr int kNumOps = static_cast<int>(Ops::kBind) + 1;
+inline constexpr int kNumOps = static_cast<int>(Ops::kVarShrink) + 1;
 
 std::string_view OpName(Ops);  // "ADD", "RESHAPE", ...
 bool IsUnary(Ops);

@@ -221,6 +221,7 @@ UOp::UOp(Ops op, DType dtype, std::vector<UOpRef> src, Arg arg)
     has_bind_ = has_bind_ || s->has_bind_;
   }
   shape_ = internal::DeriveShape(op_, dtype_, src_, arg_);
+  lengths_ = internal::DeriveLengths(op_, shape_, src_, arg_);
   std::tie(vmin_, vmax_) = internal::DeriveRange(op_, dtype_, src_, arg_);
 }
 
@@ -338,6 +339,15 @@ UOpRef UOp::Special(std::string name, int64_t extent, DType dtype) {
 UOpRef UOp::Variable(std::string name, int64_t min, int64_t max, DType dtype) {
   return Make(Ops::kDefineVar, dtype, {Const(dtype, min), Const(dtype, max)}, std::move(name));
 }
+UOpRef UOp::var_shrink(int64_t axis, const UOpRef& length) const {
+  return Make(Ops::kVarShrink, dtype_, {shared_from_this(), length}, axis);
+}
+
+const UOpRef& UOp::length(size_t axis) const {
+  static const UOpRef* none = new UOpRef();
+  return lengths_ != nullptr ? lengths_->at(axis) : *none;
+}
+
 UOpRef UOp::Bind(const UOpRef& variable, int64_t value) {
   if (variable->op() != Ops::kDefineVar)
     throw Error("BIND: the bound node must be a DEFINE_VAR, got " + std::string(OpName(variable->op())));

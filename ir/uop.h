@@ -42,6 +42,9 @@ std::string ShapeString(const Shape& s);  // "(2, 3)"
 
 class UOp;
 using UOpRef = std::shared_ptr<const UOp>;
+// Per axis, the int32 expression (of variables) of the part of the axis that is present, or null for an
+// axis that is whole (docs/variables.md).
+using SymbolicLengths = std::vector<UOpRef>;
 
 // Immutable and hash-consed: structurally equal nodes are the same object, so pointer equality is structural
 // equality. Nodes are freed when the last UOpRef goes (iteratively, so deep graphs do not overflow the stack).
@@ -89,6 +92,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   UOpRef expand(Shape) const;
   UOpRef pad(std::vector<std::pair<int64_t, int64_t>>) const;     // (before, after) per axis
   UOpRef shrink(std::vector<std::pair<int64_t, int64_t>>) const;  // (start, stop) per axis
+  UOpRef var_shrink(int64_t axis, const UOpRef& length) const;     // VAR_SHRINK: [0, length) of |axis|
   // A PAD's or SHRINK's arg read back as the pairs pad() / shrink() took.
   std::vector<std::pair<int64_t, int64_t>> arg_pairs() const;
   UOpRef flip(std::vector<bool> axes_to_flip) const;
@@ -102,6 +106,10 @@ class UOp : public std::enable_shared_from_this<UOp> {
   bool has_multi() const { return has_multi_; }
   // Whether a BIND is this node or below it: a graph without one has no variable values to strip.
   bool has_bind() const { return has_bind_; }
+  // The symbolic lengths of the axes (a VAR_SHRINK at or below this node, followed through the ops on
+  // the way); null when every axis is whole, as for almost every node.
+  const SymbolicLengths* lengths() const { return lengths_.get(); }
+  const UOpRef& length(size_t axis) const;  // lengths()[axis], or null
 
   std::vector<UOpRef> toposort() const;  // srcs before users, this node last; iterative
   std::string str() const;               // multi-line dump: one line per node with op, dtype, arg, src ids
@@ -136,6 +144,7 @@ class UOp : public std::enable_shared_from_this<UOp> {
   int64_t vmax_ = 0;
   bool has_multi_ = false;
   bool has_bind_ = false;
+  std::shared_ptr<const SymbolicLengths> lengths_;
 };
 
 // Expression building. Plain numbers become CONSTs of the other side's dtype.

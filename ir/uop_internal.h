@@ -15,5 +15,9 @@ namespace tg::internal {
 Shape DeriveShape(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg);
 // [vmin, vmax] of an integer/bool node from its sources' ranges; dtype limits where unknown.
 std::pair<int64_t, int64_t> DeriveRange(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg& arg);
+// The symbolic lengths of a node's axes (UOp::lengths) from its sources' and its op's; null when no axis
+// is symbolic. Throws tg::Error for a movement that would split, merge, pad, cut or flip a symbolic axis.
+std::shared_ptr<const SymbolicLengths> DeriveLengths(Ops op, const Shape& shape, const std::vector<UOpRef>& src,
+                                                     const Arg& arg);
 
 }  // namespace tg::internal

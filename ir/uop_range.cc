@@ -145,6 +145,10 @@ Range DeriveRange(Ops op, DType dtype, const std::vector<UOpRef>& src, const Arg
       if (src.size() == 2) return {src[0]->vmin(), src[0]->vmax()};
       return Limits(d);
     case Ops::kCast: return Cast(d, src[0]);
+    // Tensor-graph moves of an integer keep its values (a scalar variable reshaped to (1), say).
+    case Ops::kReshape: case Ops::kExpand: case Ops::kPermute: case Ops::kContiguous: case Ops::kDetach:
+      if (!src.empty() && src[0]->dtype() == d) return {src[0]->vmin(), src[0]->vmax()};
+      return Limits(d);
     case Ops::kNeg: return Fit(d, -Wide(src[0]->vmax()), -Wide(src[0]->vmin()));
     case Ops::kWhere: return Where(d, src);
     default: break;

@@ -162,7 +162,7 @@ Shape DeriveShape(Ops op, DType, const std::vector<UOpRef>& src, const Arg& arg)
     return Elementwise(op, src);
   }
   bool needs_src = IsMovement(op) || op == Ops::kReduce || op == Ops::kContiguous || op == Ops::kDetach ||
-                   op == Ops::kCopy;
+                   op == Ops::kCopy || op == Ops::kVarShrink;
   if (needs_src && src.empty()) throw Error(absl::StrCat(std::string(OpName(op)), " needs a source"));
   const Shape in = src.empty() ? Shape{} : src[0]->shape();
   switch (op) {
@@ -177,7 +177,7 @@ Shape DeriveShape(Ops op, DType, const std::vector<UOpRef>& src, const Arg& arg)
     case Ops::kReduce: return Reduce(in, arg);
     case Ops::kIota: return Iota(arg);
     case Ops::kMulti: case Ops::kAllreduce: return Multi(op, src, arg);
-    case Ops::kContiguous: case Ops::kDetach: case Ops::kCopy: case Ops::kAssign: return in;
+    case Ops::kContiguous: case Ops::kDetach: case Ops::kCopy: case Ops::kAssign: case Ops::kVarShrink: return in;
     default: return {};
   }
 }

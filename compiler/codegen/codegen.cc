@@ -124,7 +124,9 @@ std::string KernelName(const UOpRef& ast) {
     return a->arg_as<int64_t>() < b->arg_as<int64_t>();
   });
   std::string name = reduces ? "r" : "E";
-  for (const UOpRef& loop : loops) name += "_" + std::to_string(loop->src(0)->const_int());
+  for (const UOpRef& loop : loops)  // a symbolic length shows as its largest value, after an "s"
+    name += "_" + (loop->src(0)->is_const() ? std::to_string(loop->src(0)->const_int())
+                                            : "s" + std::to_string(loop->src(0)->vmax()));
   return name;
 }
 

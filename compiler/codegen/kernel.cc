@@ -75,7 +75,8 @@ Kernel::Kernel(const UOpRef& ast, int global_dims, GroupLimits group_limits, std
   absl::flat_hash_set<const UOp*> reduce_ranges;
   std::vector<UOpRef> ranges;
   for (const UOpRef& u : ast->toposort()) {
-    if (u->op() == Ops::kRange) ranges.push_back(u);
+    // A loop to a symbolic length is no axis: no opt can split or move a length it cannot read.
+    if (u->op() == Ops::kRange && u->src(0)->is_const()) ranges.push_back(u);
     if (u->op() == Ops::kReduce)
       for (size_t i = 1; i < u->src().size(); ++i) reduce_ranges.insert(u->src(i).get());
   }

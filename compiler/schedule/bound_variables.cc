@@ -52,6 +52,15 @@ UnboundGraph StripBinds(const std::vector<UOpRef>& roots) {
   return out;
 }
 
+UOpRef BindVariables(const UOpRef& root, const VariableValues& values) {
+  NodeMap bind;
+  for (const UOpRef& v : VariablesUnder(root)) {
+    auto it = std::find_if(values.begin(), values.end(), [&](const auto& nv) { return nv.first == NameOf(v); });
+    if (it != values.end()) bind[v.get()] = UOp::Bind(v, it->second);
+  }
+  return bind.empty() ? root : Substitute(root, bind);
+}
+
 std::vector<UOpRef> VariablesUnder(const UOpRef& root) {
   std::vector<UOpRef> variables;
   for (const UOpRef& u : root->toposort())

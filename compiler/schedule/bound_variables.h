@@ -26,6 +26,9 @@ struct UnboundGraph {
 // to two values, or two variables of one name have different ranges.
 UnboundGraph StripBinds(const std::vector<UOpRef>& roots);
 
+// |root| with each variable that |values| has a value for bound to it again (a realized view's lengths).
+UOpRef BindVariables(const UOpRef& root, const VariableValues& values);
+
 // The DEFINE_VARs under |root|, in name order: the order of a kernel's variable parameters.
 std::vector<UOpRef> VariablesUnder(const UOpRef& root);
 // The DEFINE_VARs a kernel AST lists after its stores and buffers (rangeify.h), in parameter order.

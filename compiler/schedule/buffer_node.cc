@@ -31,7 +31,7 @@ runtime::Buffer* RuntimeBuffer(const UOpRef& buffer_node) {
 UOpRef BufferOfView(const UOpRef& view) {
   // Walked by pointer: every launch and replay asks, and a UOpRef per step is two atomic updates.
   const UOp* u = view.get();
-  while (u->op() == Ops::kReshape || u->op() == Ops::kContiguous) u = u->src(0).get();
+  while (u->op() == Ops::kReshape || u->op() == Ops::kContiguous || u->op() == Ops::kVarShrink) u = u->src(0).get();
   if (u->op() != Ops::kBuffer) return nullptr;
   return u == view.get() ? view : u->shared_from_this();
 }

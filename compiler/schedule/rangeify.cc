@@ -128,9 +128,18 @@ UOpRef PushIota(const Match& m) {  // iota[i] -> i, in the iota's dtype
   return idx[0]->cast(t->dtype());
 }
 
-UOpRef PushPassThrough(const Match& m) {  // contiguous(x)[i] -> x[i] when not materialized
+// contiguous(x)[i] -> x[i] when not materialized; var_shrink(x)[i] -> x[i], as only present elements are
+// ever read (reduces loop to the length, stores are gated by it).
+UOpRef PushPassThrough(const Match& m) {
   auto [t, idx, gate] = Unpack(m["idx"]);
   return Index(t->src(0), std::move(idx), gate);
+}
+
+// A scalar expression of the tensor graph (a symbolic length: variables, numbers, arithmetic) as
+// kernel-level index math.
+UOpRef Lowered(const UOpRef& scalar, KernelBuilder& builder) {
+  UOpRef index = graph_rewrite(Index(scalar, {}, UOp::Const(dtypes::bool_, true)), PushIndexRules(), &builder);
+  return index->dtype() == builder.index_dtype() ? index : index->cast(builder.index_dtype());
 }
 
 // x.sum(axes)[i] -> REDUCE(x[i with a fresh loop variable on each reduced axis], loops)
@@ -141,8 +150,10 @@ UOpRef PushReduce(const Match& m) {
   std::vector<UOpRef> loops;
   for (int64_t axis : rarg.axes) {
     int64_t extent = x->shape()[axis];
-    idx[axis] = extent == 1 ? Builder(m).IndexConst(0) : Builder(m).NewRange(extent);
-    if (extent != 1) loops.push_back(idx[axis]);
+    // A symbolic axis loops to its length: the elements after it are absent, not the reduce's identity.
+    if (const UOpRef& length = x->length(axis)) idx[axis] = Builder(m).NewSymbolicRange(Lowered(length, Builder(m)));
+    else idx[axis] = extent == 1 ? Builder(m).IndexConst(0) : Builder(m).NewRange(extent);
+    if (idx[axis]->op() == Ops::kRange) loops.push_back(idx[axis]);
   }
   UOpRef value = Index(x, std::move(idx), gate);
   if (loops.empty()) return value;
@@ -164,6 +175,10 @@ UOpRef PushBuffer(const Match& m) {  // buffer[i] -> LOAD(INDEX(param, i, gate))
 
 UOpRef KernelBuilder::NewRange(int64_t extent) {
   return UOp::Make(Ops::kRange, index_dtype_, {IndexConst(extent)}, next_range_id_++);
+}
+
+UOpRef KernelBuilder::NewSymbolicRange(const UOpRef& length) {
+  return UOp::Make(Ops::kRange, index_dtype_, {length}, next_symbolic_range_id_++);
 }
 
 UOpRef KernelBuilder::Param(const UOpRef& buffer) {
@@ -189,7 +204,7 @@ const PatternMatcher& PushIndexRules() {
       {IndexOf({Ops::kBuffer}), PushBuffer},
       {IndexOf({Ops::kConst, Ops::kDefineVar}), PushConst},
       {IndexOf({Ops::kIota}), PushIota},
-      {IndexOf({Ops::kContiguous, Ops::kDetach}), PushPassThrough},
+      {IndexOf({Ops::kContiguous, Ops::kDetach, Ops::kVarShrink}), PushPassThrough},
       {IndexOf(OpsWhere(IsAlu)), PushElementwise},
   });
   return *rules;
@@ -224,20 +239,24 @@ std::vector<UOpRef> Unflatten(const UOpRef& linear, const Shape& shape,
 UOpRef BuildKernelAst(const UOpRef& root, const UOpRef& output, KernelBuilder& builder) {
   UOpRef out_param = builder.Param(output);
   std::vector<UOpRef> loops;
-  for (int64_t extent : root->shape())
+  // A symbolic axis loops over its whole extent (launch grids and opts need numbers); the present part
+  // alone is stored, and every load below is gated the same way, so absent elements cost no memory traffic.
+  UOpRef present = UOp::Const(dtypes::bool_, true);
+  for (size_t k = 0; k < root->shape().size(); ++k) {
+    int64_t extent = root->shape()[k];
     loops.push_back(extent == 1 ? builder.IndexConst(0) : builder.NewRange(extent));
-  UOpRef value =
-      graph_rewrite(Index(root, loops, UOp::Const(dtypes::bool_, true)), PushIndexRules(), &builder);
-  UOpRef target = UOp::Make(Ops::kIndex, root->dtype(),
-                            {out_param, Flatten(loops, root->shape(), builder),
-                             UOp::Const(dtypes::bool_, true)});
+    if (const UOpRef& length = root->length(k))
+      present = And(present, lt(loops.back(), Lowered(length, builder)));
+  }
+  UOpRef value = graph_rewrite(Index(root, loops, present), PushIndexRules(), &builder);
+  UOpRef target = UOp::Make(Ops::kIndex, root->dtype(), {out_param, Flatten(loops, root->shape(), builder), present});
   UOpRef store = UOp::Make(Ops::kStore, dtypes::void_, {target, value});
   // Every parameter stays in the kernel after the store, even one whose reads simplify away (an
   // empty reduce): launches pass all of them, and OpenCL refuses arguments a kernel lacks.
   std::vector<UOpRef> src{store};
   for (const UOpRef& b : builder.buffers()) src.push_back(builder.Param(b));
   // So are the variables, in name order: a launch passes every value (bound_variables.h).
-  for (const UOpRef& v : VariablesUnder(value)) src.push_back(v);
+  for (const UOpRef& v : VariablesUnder(store)) src.push_back(v);
   return Simplify(UOp::Make(Ops::kSink, dtypes::void_, std::move(src)));
 }
 

@@ -22,6 +22,10 @@ class KernelBuilder {
   // A fresh loop variable over [0, extent); ids count up from 0 per kernel, so equal kernels
   // render to equal source and hit the program cache.
   UOpRef NewRange(int64_t extent);
+  // A loop variable over [0, length), |length| index math of variables (a symbolic axis). Numbered
+  // apart from the others: codegen leaves such loops as they are (no opt splits a length it cannot read).
+  UOpRef NewSymbolicRange(const UOpRef& length);
+  static constexpr int64_t kFirstSymbolicRangeId = 3000000;
   // The DEFINE_GLOBAL of |buffer| (a BUFFER node), numbered in order of first use.
   UOpRef Param(const UOpRef& buffer);
   const std::vector<UOpRef>& buffers() const { return buffers_; }
@@ -29,6 +33,7 @@ class KernelBuilder {
  private:
   DType index_dtype_;
   int64_t next_range_id_ = 0;
+  int64_t next_symbolic_range_id_ = kFirstSymbolicRangeId;
   std::vector<UOpRef> buffers_;
   absl::flat_hash_map<int64_t, UOpRef> param_of_buffer_;
 };

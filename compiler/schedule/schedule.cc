@@ -259,11 +259,11 @@ class Scheduler {
   void Realize(const UOpRef& u, std::vector<ScheduleItem>& items) {
     if (u->op() == Ops::kAssign) return RealizeAssign(u, items);
     if (UOpRef buffer = BufferOfView(Substitute(u, done_))) {
-      done_[u.get()] = Reshaped(buffer, u->shape());
+      done_[u.get()] = WithLengthsOf(u, Reshaped(buffer, u->shape()));
       return;
     }
     UOpRef output = make_output_(DeviceOf(u), u->dtype(), u->numel());
-    done_[u.get()] = Reshaped(output, u->shape());
+    done_[u.get()] = WithLengthsOf(u, Reshaped(output, u->shape()));
     if (u->numel() == 0) return;
     if (u->op() == Ops::kCopy) {
       UOpRef source = BufferOfView(done_.at(u->src(0).get()));
@@ -280,6 +280,13 @@ class Scheduler {
     NodeMap map = done_;
     map.erase(u.get());
     return map;
+  }
+
+  // |view| of |u|'s buffer, with |u|'s symbolic axes still symbolic: readers loop to their lengths.
+  static UOpRef WithLengthsOf(const UOpRef& u, UOpRef view) {
+    for (size_t k = 0; u->lengths() != nullptr && k < u->shape().size(); ++k)
+      if (const UOpRef& length = u->length(k)) view = view->var_shrink(static_cast<int64_t>(k), length);
+    return view;
   }
 
   static UOpRef Reshaped(const UOpRef& buffer, const Shape& shape) {

@@ -19,6 +19,7 @@ struct Split {
 // partials of every output fit in kMaxPartials.
 std::optional<Split> ChooseSplit(const UOp& reduce) {
   const UOp& x = *reduce.src(0);
+  if (x.lengths() != nullptr) return std::nullopt;  // a symbolic axis cannot be cut into equal parts
   int64_t outputs = std::max<int64_t>(reduce.numel(), 1);
   if (x.numel() / outputs < kSplitRatio) return std::nullopt;
   int64_t most = std::min(kMaxSplit, kMaxPartials / outputs);

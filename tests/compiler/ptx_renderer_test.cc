@@ -58,6 +58,7 @@ std::vector<Tensor> Corpus() {
       a.matmul(m), (a.matmul(m) + 1).relu().sum({0}),
       a.pad({{1, 2}, {0, 3}}).flip({0}).shrink({{1, 10}, {2, 30}}).permute({1, 0}),
       (a * pos.cast(dtypes::float32)).sum({1}), (Tensor::arange(32).cast(dtypes::int32) <= pos).where(b, 0.0f).sum(),
+      a.shrink_to(1, pos + 1).softmax(1).sum({1}),  // reduces that loop to a symbolic length
       (i * 3 + 1) / 2, i.cast(dtypes::float32) * 0.5f, (i < 4).cast(dtypes::int32).sum(), i % 3, i << 2,
       d * 2.5 + d.sqrt(), d.exp(), i.cast(dtypes::int64) * int64_t{3}, (a > 0.5f).cast(dtypes::bool_),
   };
