@@ -65,7 +65,8 @@ Gpt2::Gpt2(nn::StateDict& sd, const Dims& dims)
 }
 
 // Full sequence: causal attention. One step: this token's k and v are written into the cache at
-// |step_pos| and the query attends to cache positions <= pos.
+// |step_pos| and the query attends to cache positions <= pos: the cache cut to the symbolic length
+// pos + 1, so its loops run to the position and one kernel serves every position (docs/variables.md).
 Tensor Gpt2::Attention(const Layer& l, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* step_pos) {
   if (step_pos == nullptr) return q.scaled_dot_product_attention(k, v, std::nullopt, 0.0, /*is_causal=*/true);
   Tensor slots = Tensor::arange(0, context_, 1, dtypes::int32).reshape({1, 1, context_, 1});
@@ -74,8 +75,8 @@ Tensor Gpt2::Attention(const Layer& l, const Tensor& q, const Tensor& k, const T
   // so the new slot is stored once and attention reads the cache itself, not a second copy of it.
   Tensor(l.cache_k).assign(here.where(k, l.cache_k));
   Tensor(l.cache_v).assign(here.where(v, l.cache_v));
-  Tensor visible = (slots <= step_pos->reshape({1, 1, 1, 1})).reshape({1, 1, 1, context_});
-  return q.scaled_dot_product_attention(l.cache_k, l.cache_v, visible);
+  Tensor length = step_pos->reshape({}) + 1;
+  return q.scaled_dot_product_attention(l.cache_k.shrink_to(2, length), l.cache_v.shrink_to(2, length));
 }
 
 Tensor Gpt2::Block(const Layer& l, const Tensor& x, const Tensor* step_pos) {

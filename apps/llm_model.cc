@@ -170,7 +170,8 @@ LlmModel::LlmModel(const LlmConfig& config, nn::StateDict sd, int64_t context)
       rope_(MakeRopeTables(config, context_)),
       embed_(Take(sd, "model.embed_tokens.weight", {config.vocab_size, config.hidden_size})),
       norm_(NormOf(TakeFloat(sd, "model.norm.weight", {config.hidden_size}), config.rms_norm_eps)),
-      head_(config.tie_word_embeddings ? embed_ : Take(sd, "lm_head.weight", {config.vocab_size, config.hidden_size})) {
+      head_(config.tie_word_embeddings ? embed_ : Take(sd, "lm_head.weight", {config.vocab_size, config.hidden_size})),
+      position_("pos", 0, context_ - 1) {
   for (int64_t i = 0; i < config_.layers; ++i) layers_.push_back(TakeLayer(sd, config_, i, context_));
 }
 
@@ -192,12 +193,6 @@ std::map<std::string, int64_t> LlmModel::weight_bytes() const {
       if (u->op() == Ops::kBuffer && seen.insert(u.get()).second)
         bytes[std::string(u->dtype().name())] += u->numel() * static_cast<int64_t>(u->dtype().itemsize());
   return bytes;
-}
-
-size_t LlmModel::captured_kernels() const {
-  size_t n = 0;
-  for (const auto& [bucket, step] : steps_) n += step->captured_kernels();
-  return n;
 }
 
 Tensor LlmModel::Rotate(const Tensor& x, const Tensor& positions) const {
@@ -224,17 +219,29 @@ Tensor LlmModel::Attention(Layer& l, const Tensor& q, const Tensor& k, const Ten
     Tensor(l.cache_k).assign(written.where(placed_k, l.cache_k));
     Tensor(l.cache_v).assign(written.where(placed_v, l.cache_v));
     const int64_t hd = config_.head_dim, kv = config_.kv_heads;
-    keys = l.cache_k.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
-    values = l.cache_v.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
-    slots = Tensor::arange(0, cache->span, 1, dtypes::int32);
+    if (cache->length != nullptr) {  // a step: the slots up to its position, every position one kernel
+      keys = l.cache_k.shrink_to(2, *cache->length);
+      values = l.cache_v.shrink_to(2, *cache->length);
+      slots = Tensor::arange(0, context_, 1, dtypes::int32);
+    } else {
+      keys = l.cache_k.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+      values = l.cache_v.shrink({{0, 1}, {0, kv}, {0, cache->span}, {0, hd}});
+      slots = Tensor::arange(0, cache->span, 1, dtypes::int32);
+    }
   }
   const int64_t groups = config_.heads / config_.kv_heads;
   if (groups > 1) keys = keys.repeat_interleave(groups, 1), values = values.repeat_interleave(groups, 1);
   // Query i sees key slot j when j <= position i (and, with a sliding window, position i - j < window).
+  // A step's cut to pos + 1 already hides the later slots.
   Tensor query_pos = positions.reshape({t, 1}), key_pos = slots.reshape({1, slots.shape()[0]});
-  Tensor visible = key_pos <= query_pos;
-  if (config_.sliding_window > 0) visible = visible & ((query_pos - key_pos) < config_.sliding_window);
-  return q.scaled_dot_product_attention(keys, values, visible.reshape({1, 1, t, slots.shape()[0]}));
+  std::optional<Tensor> visible;
+  if (cache == nullptr || cache->length == nullptr) visible = key_pos <= query_pos;
+  if (config_.sliding_window > 0) {
+    Tensor inside = (query_pos - key_pos) < config_.sliding_window;
+    visible = visible ? (*visible & inside) : inside;
+  }
+  if (visible) visible = visible->reshape({1, 1, t, slots.shape()[0]});
+  return q.scaled_dot_product_attention(keys, values, visible);
 }
 
 Tensor LlmModel::Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache) {
@@ -300,12 +307,10 @@ std::vector<float> LlmModel::Prefill(const std::vector<int>& tokens) {
 
 std::vector<float> LlmModel::Step(int token) {
   CheckFits({token});
-  const int64_t span = Bucket(pos_ + 1);
-  std::unique_ptr<Jit>& step = steps_[span];
-  if (!step) {
-    step = std::make_unique<Jit>([this, span](const std::vector<Tensor>& in) {
-      Tensor position = in[1].reshape({1});
-      CacheUse cache{&position, span};
+  if (!step_) {
+    step_ = std::make_unique<Jit>([this](const std::vector<Tensor>& in) {
+      Tensor position = in[1].reshape({1}), length = in[1] + 1;
+      CacheUse cache{&position, context_, &length};
       std::vector<Tensor> out{Logits(in[0], position, &cache).reshape({config_.vocab_size})};
       for (Layer& l : layers_) out.push_back(l.cache_k), out.push_back(l.cache_v);  // realized with the logits
       return out;
@@ -313,8 +318,7 @@ std::vector<float> LlmModel::Step(int token) {
   }
   Tensor tok = Tensor::from_vector<int32_t>({token}, Shape{1, 1});
   // A variable, not data: the kernels take the position as an argument, with no upload per token.
-  Tensor position = Variable("pos", 0, context_ - 1).bind(pos_).tensor();
-  std::vector<float> logits = (*step)({tok, position})[0].to_vector<float>();
+  std::vector<float> logits = (*step_)({tok, position_.bind(pos_).tensor()})[0].to_vector<float>();
   ++pos_;
   return logits;
 }

@@ -7,10 +7,11 @@
 // step's time is mostly its launches); only GGUF ones quantized in different types stay three. The
 // model of apps/llm.cc (README.md's Apps section).
 //
-// The KV cache holds |context| positions per layer. Prefill() feeds a prompt in one forward pass; Step()
-// feeds one token under tg::Jit, one capture per bucket of positions (16, 32, 64, ... up to |context|):
-// a step attends over the first bucket-many cache slots, masked to the positions already written, so
-// each bucket's kernels have fixed shapes and replay for every position in it.
+// The KV cache holds |context| positions per layer. Prefill() feeds a prompt in one forward pass over the
+// first bucket of cache slots that holds it (16, 32, 64, ... up to |context|), masked to the positions
+// written. Step() feeds one token under one tg::Jit capture for every position: the position is a
+// tg::Variable and the step attends over the cache cut to the symbolic length pos + 1 (shrink_to), so
+// its loops run to the position and nothing compiles after the first step (docs/variables.md).
 #ifndef TG_APPS_LLM_MODEL_H_
 #define TG_APPS_LLM_MODEL_H_
 
@@ -52,16 +53,15 @@ class LlmModel {
   // Feeds |tokens| at positions pos()..pos()+n-1 through the cache; the last one's next-token logits.
   // tg::Error when they do not fit the context or an id is outside the vocabulary.
   std::vector<float> Prefill(const std::vector<int>& tokens);
-  // Prefill of one token, replayed under the bucket's tg::Jit.
+  // Prefill of one token, replayed under the one tg::Jit capture of a step.
   std::vector<float> Step(int token);
   void ResetCache() { pos_ = 0; }
   int64_t pos() const { return pos_; }
   int64_t context() const { return context_; }
   int64_t vocab() const { return config_.vocab_size; }
   const LlmConfig& config() const { return config_; }
-  size_t captured_buckets() const { return steps_.size(); }
-  // The kernels a decode step launches, summed over the captured buckets' steps.
-  size_t captured_kernels() const;
+  // The kernels a decode step launches (0 before the step is captured, on its second call).
+  size_t captured_kernels() const { return step_ ? step_->captured_kernels() : 0; }
   // The bytes of the device buffers the weights are read from, by dtype name: {"float16": ...} for an
   // F16 checkpoint; for a quantized GGUF one its blocks ("uint16"), or Q8_0's int8 quants and float16
   // scales, and the norms ("float32").
@@ -79,11 +79,13 @@ class LlmModel {
     std::optional<Tensor> qkv_bias;  // qwen2's q, k and v biases, joined in that order
     Tensor cache_k, cache_v;  // (1, kv_heads, context, head_dim), written in place
   };
-  // The cache's slots the consecutive positions |positions| (int32, (t)) are written to, and the |span|
-  // first slots, which are attended.
+  // The cache's slots the consecutive positions |positions| (int32, (t)) are written to, and the slots
+  // attended: the |span| first (a prefill), or, when |length| is set (a step), the first |length|, a
+  // symbolic length of the position variable.
   struct CacheUse {
     const Tensor* positions;
     int64_t span;
+    const Tensor* length = nullptr;
   };
   Tensor Logits(const Tensor& tokens, const Tensor& positions, const CacheUse* cache);
   Tensor Block(Layer& l, const Tensor& x, const Tensor& positions, const CacheUse* cache);
@@ -102,7 +104,8 @@ class LlmModel {
   Tensor head_;
   std::vector<Layer> layers_;
   int64_t pos_ = 0;
-  std::map<int64_t, std::unique_ptr<Jit>> steps_;  // bucket -> its decode step
+  Variable position_;            // a step's position, [0, context)
+  std::unique_ptr<Jit> step_;    // the decode step, one capture for every position
 };
 
 }  // namespace tg::apps
