@@ -1,6 +1,6 @@
 // cts_main.cc: the tg-cts command line: load a plugin .so, run the tiers, print, report, exit.
 //   cts /path/to/libtg_x.so [--device N] [--filter REGEX] [--xfail FILE] [--report out.json]
-//       [--kernels DIR] [--timeout-s N] [--isolate] [--list]
+//       [--kernels DIR] [--host-corpus DIR] [--timeout-s N] [--isolate] [--list]
 // Exit 0 when no case failed, 1 on a FAIL, 2 on a usage error, 3 on a crash, 4 on a hang.
 #include <cstdlib>
 #include <iostream>
@@ -17,8 +17,10 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: cts PLUGIN.so [--device N] [--filter REGEX] [--xfail FILE] [--report OUT.json]\n"
-    "                     [--kernels DIR] [--timeout-s N] [--isolate] [--list]\n"
+    "                     [--kernels DIR] [--host-corpus DIR] [--timeout-s N] [--isolate] [--list]\n"
     "The tinygrad-cc plugin conformance suite (tiers T0 ABI/load .. T4 robustness).\n"
+    "--kernels: the hand-written corpus (plugins/cts/kernels); --host-corpus: the directory of the\n"
+    "host corpus's manifest.json (//tools/cts_corpus:host_corpus). Both default to the runfiles.\n"
     "--isolate runs each case in its own process: a crash fails one case, not the run.\n"
     "TG_CTS_VERIFY_XFAILS=1 makes an unexpected pass of an xfail-listed case a failure.\n";
 
@@ -66,6 +68,8 @@ bool Parse(int argc, char** argv, Args* a) {
       a->report = FromUserDir(v);
     } else if (arg == "--kernels" && value(&v)) {
       a->config.kernels_dir = FromUserDir(v);
+    } else if (arg == "--host-corpus" && value(&v)) {
+      a->config.host_corpus_dir = FromUserDir(v);
     } else if (arg[0] != '-' && a->plugin.empty()) {
       a->plugin = FromUserDir(arg);
     } else {
@@ -77,16 +81,20 @@ bool Parse(int argc, char** argv, Args* a) {
   if (!a->config.kernels_dir.empty()) {
     a->run.child_args.insert(a->run.child_args.end(), {"--kernels", a->config.kernels_dir});
   }
+  if (!a->config.host_corpus_dir.empty()) {
+    a->run.child_args.insert(a->run.child_args.end(), {"--host-corpus", a->config.host_corpus_dir});
+  }
   const char* verify = std::getenv("TG_CTS_VERIFY_XFAILS");
   a->run.verify_xfails = verify != nullptr && std::string(verify) == "1";
   return a->list || !a->plugin.empty();
 }
 
-std::vector<Case> AllCases() {
+// The host corpus's cases come from its manifest, so the list depends on |config| (--host-corpus);
+// an --isolate child is given the same flags and lists the same cases.
+std::vector<Case> AllCases(const Plugin& config) {
   std::vector<Case> all;
-  for (auto list : {Tier0AbiCases, Tier1MemoryCases, Tier2ProgramCases, Tier3ExecutionCases,
-                    Tier4RobustnessCases}) {
-    std::vector<Case> tier = list();
+  for (std::vector<Case> tier : {Tier0AbiCases(), Tier1MemoryCases(), Tier2ProgramCases(),
+                                 Tier2HostKernelCases(config), Tier3ExecutionCases(), Tier4RobustnessCases()}) {
     all.insert(all.end(), tier.begin(), tier.end());
   }
   return all;
@@ -110,7 +118,7 @@ void PrintHeader(const Plugin& p) {
 int Main(int argc, char** argv) {
   Args a;
   if (!Parse(argc, argv, &a)) return std::cerr << kUsage, 2;
-  std::vector<Case> cases = AllCases();
+  std::vector<Case> cases = AllCases(a.config);
   if (a.list) {
     for (const Case& c : cases) std::cout << "T" << c.tier << " " << c.name << "\n";
     return 0;

@@ -2,16 +2,13 @@
 #include "plugins/cts/kernel_corpus.h"
 
 #include <fstream>
-#include <memory>
 #include <sstream>
 
 #include "plugins/abi/tg_plugin.h"
-#include "tools/cpp/runfiles/runfiles.h"
+#include "plugins/cts/runfile.h"
 
 namespace tg_cts {
 namespace {
-
-using bazel::tools::cpp::runfiles::Runfiles;
 
 struct DialectFiles {
   const char* dialect;
@@ -27,17 +24,10 @@ const char* ExtensionOf(const std::string& dialect) {
   return nullptr;
 }
 
-// The kernels directory: --kernels, else the runfiles of this binary. The runfiles path starts
-// with the workspace name "tinygrad_cc", which holds both in this repository and in a vendor's
-// workspace that names us @tinygrad_cc.
+// The kernels directory: --kernels, else the runfiles of this binary.
 std::string KernelPath(const Plugin& p, const std::string& rel) {
   if (!p.kernels_dir.empty()) return p.kernels_dir + "/" + rel;
-  static const std::unique_ptr<Runfiles> runfiles = [&p] {
-    std::string error;
-    return std::unique_ptr<Runfiles>(Runfiles::Create(p.argv0, &error));
-  }();
-  if (runfiles == nullptr) return "";
-  return runfiles->Rlocation("tinygrad_cc/plugins/cts/kernels/" + rel);
+  return Runfile(p, "plugins/cts/kernels/" + rel);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// kernel_corpus.h: the kernels the CTS runs, one file per kernel and dialect under kernels/<dialect>/.
-// Shipped as data so a vendor can read, compile and debug each one by hand (docs/plugins.md).
+// kernel_corpus.h: the hand-written kernels the CTS runs, one file per kernel and dialect under
+// kernels/<dialect>/: what the host never emits (host_corpus.h has what it does). Shipped as data so a
+// vendor can read, compile and debug each one by hand (docs/plugins.md).
 #ifndef TG_PLUGINS_CTS_KERNEL_CORPUS_H_
 #define TG_PLUGINS_CTS_KERNEL_CORPUS_H_
 

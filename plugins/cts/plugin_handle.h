@@ -30,6 +30,7 @@ struct Plugin {
   std::vector<DeviceSummary> devices;
   uint32_t device_ordinal = 0;         // --device
   std::string kernels_dir;             // --kernels; "" = from the runfiles
+  std::string host_corpus_dir;         // --host-corpus: the generated corpus; "" = from the runfiles
   std::string argv0;
 };
 

@@ -2,7 +2,8 @@
 # Runs the CTS on one plugin and checks its exit code and JSON report.
 #   run_cts.sh CTS PLUGIN EXPECTED_EXIT [CHECK...] [-- CTS_ARGS...]
 # A CHECK is TIER.FIELD=N, TIER.FIELD>=N (TIER: T0..T4 or totals; FIELD: pass fail skip xfail
-# xpass) or case:NAME=RESULT. xfail lists are verified: an unexpected pass fails the run.
+# xpass), case:NAME=RESULT or detail:NAME~TEXT (TEXT is in the case's detail, as the report escapes
+# it). xfail lists are verified: an unexpected pass fails the run.
 set -uo pipefail
 cts="$1" plugin="$2" want_rc="$3"
 shift 3
@@ -31,6 +32,11 @@ for c in "${checks[@]}"; do
       name="${c#case:}"; name="${name%=*}"; want="${c##*=}"
       got=$(grep -o "\"name\": \"$name\", \"tier\": [0-9], \"result\": \"[A-Z]*\"" "$report" | grep -o '[A-Z]*"$' | tr -d '"')
       [ "$got" = "$want" ] || fail "case $name is '${got:-missing}', expected $want" ;;
+    detail:*)
+      name="${c#detail:}"; name="${name%%~*}"; want="${c#*~}"
+      line=$(grep -F "\"name\": \"$name\", " "$report" | head -1)
+      [ -n "$line" ] || fail "case $name is missing"
+      case "$line" in *"$want"*) ;; *) fail "case $name's detail lacks '$want': $line" ;; esac ;;
     *">="*)
       key="${c%%>=*}"; want="${c##*>=}"; got=$(count "${key%%.*}" "${key#*.}")
       [ -n "$got" ] && [ "$got" -ge "$want" ] || fail "$key is '${got}', expected >= $want" ;;
