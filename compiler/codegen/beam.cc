@@ -14,6 +14,7 @@
 #include "compiler/errors.h"
 #include "compiler/schedule/buffer_node.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/schedule/bound_variables.h"
 #include "compiler/codegen/heuristic.h"
 #include "ir/env.h"
 #include "ir/error.h"
@@ -68,6 +69,9 @@ Scratch MakeScratch(const UOpRef& ast, runtime::Device& device) {
     s.args.push_back(runtime::KernelArg::Buf(buffer.get()));
     s.buffers.push_back(std::move(buffer));
   }
+  // Variables at their largest value: the search times the longest loops a symbolic length allows (the
+  // buffers above are sized for every value, as their indices' ranges are).
+  for (const UOpRef& v : KernelVariables(ast)) s.args.push_back(runtime::KernelArg::I32(static_cast<int32_t>(v->vmax())));
   return s;
 }
 

@@ -73,6 +73,24 @@ TEST_F(BeamTest, ReductionWithBeamIsCorrect) {
   for (float v : got) EXPECT_NEAR(v, 1.0f, 1e-5);
 }
 
+// A kernel that takes a variable and loops to a symbolic length is timed with the variable at its largest
+// value, and the winner's kernel computes the right values for any value.
+TEST_F(BeamTest, KernelsWithVariablesAreSearchedAndCorrect) {
+  std::vector<float> xv = Random(16 * 12, 4);
+  Variable n("n", 0, 12);
+  Tensor x = Tensor::from_vector<float>(xv, Shape{16, 12}, "CPU");
+  setenv("BEAM", "1", 1);
+  for (int64_t len : {5, 12, 0}) {
+    Tensor m = n.bind(len).tensor();
+    std::vector<float> got = (x.shrink_to(1, m).sum({1}) * m.cast(dtypes::float32)).to_vector<float>();
+    for (int r = 0; r < 16; ++r) {
+      float want = 0;
+      for (int c = 0; c < len; ++c) want += xv[r * 12 + c];
+      ASSERT_NEAR(got[r], want * len, 1e-4) << "row " << r << " length " << len;
+    }
+  }
+}
+
 TEST_F(BeamTest, ChooseOptsFollowsTheKnobs) {
   Tensor a = Tensor::rand({16, 16});
   Schedule s = CreateSchedule({(a + 1).uop()}, {a.device()});
