@@ -42,6 +42,18 @@ Tensor GptBlock::operator()(const Tensor& x) const {
   return h + out(fc(ln2(h)).gelu());
 }
 
+Tensor GptBlock::Step(const Tensor& x, const Tensor& pos, Tensor& cache_k, Tensor& cache_v) const {
+  const int64_t d = x.shape()[2], context = cache_k.shape()[2];
+  Tensor qkv = attn(ln1(x)).reshape({1, 1, 3, heads, d / heads}).permute({2, 0, 3, 1, 4});
+  Tensor here = Tensor::arange(0, context, 1, dtypes::int32).reshape({1, 1, context, 1}) == pos.reshape({1, 1, 1, 1});
+  cache_k.assign(here.where(qkv[{1}], cache_k));  // one slot written: the assign stores only what changes
+  cache_v.assign(here.where(qkv[{2}], cache_v));
+  Tensor length = pos + 1;
+  Tensor y = qkv[{0}].scaled_dot_product_attention(cache_k.shrink_to(2, length), cache_v.shrink_to(2, length));
+  Tensor h = x + proj(y.permute({0, 2, 1, 3}).reshape({1, 1, d}));
+  return h + out(fc(ln2(h)).gelu());
+}
+
 CharGpt::CharGpt(const GptConfig& config)
     : config(config), tok(config.vocab, config.dim), pos(config.context, config.dim), ln_f(config.dim),
       head(config.dim, config.vocab) {
@@ -110,12 +122,48 @@ int DrawToken(std::vector<float> logits, double temperature, int top_k, std::mt1
 
 }  // namespace
 
+CharGptDecoder::CharGptDecoder(const CharGpt& model)
+    : model_(model), position_("pos", 0, model.config.context - 1) {
+  const GptConfig& c = model.config;
+  for (int64_t i = 0; i < c.layers; ++i)
+    for (std::vector<Tensor>* cache : {&cache_k_, &cache_v_})
+      cache->push_back(Tensor::zeros({1, c.heads, c.context, c.dim / c.heads}).contiguous().realize());
+}
+
+std::vector<float> CharGptDecoder::Step(int byte) {
+  const GptConfig& c = model_.config;
+  if (pos_ >= c.context) throw Error("gpt: the decoder's context of " + std::to_string(c.context) + " bytes is full");
+  if (!step_) {
+    step_ = std::make_unique<Jit>([this, c](const std::vector<Tensor>& in) {
+      const Tensor& pos = in[1];
+      Tensor x = model_.tok(in[0]) + model_.pos(pos.reshape({1})).reshape({1, 1, c.dim});
+      for (size_t i = 0; i < model_.blocks.size(); ++i) x = model_.blocks[i].Step(x, pos, cache_k_[i], cache_v_[i]);
+      std::vector<Tensor> out{model_.head(model_.ln_f(x)).reshape({c.vocab})};
+      for (size_t i = 0; i < model_.blocks.size(); ++i) out.push_back(cache_k_[i]), out.push_back(cache_v_[i]);
+      return out;
+    });
+  }
+  Tensor token = Tensor::from_vector<int32_t>({byte}, Shape{1, 1});
+  std::vector<float> logits = (*step_)({token, position_.bind(pos_).tensor()})[0].to_vector<float>();
+  ++pos_;
+  return logits;
+}
+
 std::string Sample(const CharGpt& model, const std::string& prompt, int64_t count, double temperature, int top_k,
                    std::mt19937_64& rng) {
   const int64_t context = model.config.context, vocab = model.config.vocab;
   Jit forward([&](const std::vector<Tensor>& in) { return std::vector<Tensor>{model(in[0])}; });
   std::string text = prompt.empty() ? std::string("\n") : prompt;
+  CharGptDecoder decoder(model);
+  std::vector<float> cached;  // the next byte's logits from the decoder, while it has read all of |text|
+  for (size_t i = 0; i < text.size() && static_cast<int64_t>(text.size()) <= context; ++i)
+    cached = decoder.Step(static_cast<unsigned char>(text[i]));
   for (int64_t n = 0; n < count; ++n) {
+    if (decoder.pos() == static_cast<int64_t>(text.size())) {
+      text += static_cast<char>(DrawToken(cached, temperature, top_k, rng));
+      if (decoder.pos() < context) cached = decoder.Step(static_cast<unsigned char>(text.back()));
+      continue;
+    }
     int64_t start = std::max<int64_t>(0, static_cast<int64_t>(text.size()) - context);
     int64_t len = static_cast<int64_t>(text.size()) - start;
     std::vector<int32_t> window(context, 0);  // right padding: causal attention never looks at it

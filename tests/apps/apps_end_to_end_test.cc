@@ -123,6 +123,7 @@ TEST(GptApp, LossFallsBelowOne) {
   EXPECT_GT(*first, 2.5) << run.output;
   EXPECT_LT(*last, 1.0) << run.output;
   EXPECT_NE(run.output.find("---- sample ----"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("sampled 16 bytes, "), std::string::npos) << run.output;
 }
 
 }  // namespace
