@@ -1,6 +1,6 @@
 // gpt2: GPT-2 text generation from a safetensors checkpoint and its vocab.json / merges.txt, with a KV
-// cache, greedy or top-k sampling (README.md). E.g. with Hugging Face's gpt2 files downloaded:
-//   ./bazelw run -c opt //apps:gpt2 -- --model=$PWD/model.safetensors --vocab=$PWD/vocab.json \
+// cache, greedy or top-k sampling (README.md). E.g. with Hugging Face's gpt2 files downloaded, on one line:
+//   ./bazelw run -c opt //apps:gpt2 -- --model=$PWD/model.safetensors --vocab=$PWD/vocab.json
 //       --merges=$PWD/merges.txt --prompt="Hello, I'm a language model," --tokens=30 --top_k=40
 #include <algorithm>
 #include <chrono>
