@@ -15,34 +15,30 @@ namespace {
 
 using tg::testing::ErrorChecker;
 using tg::testing::LoadWithDrivers;
-using tg::testing::OpenAndDescribe;
+using tg::testing::OpenTheOneDevice;
+using tg::testing::StubDevice;
 using tg::testing::StubLoaded;
 
 constexpr char kDrivers[] = "tests/plugins/stub_drivers";
 
 TEST(CudaStubDriverTest, FindsTheDeviceAndCallsItAGpu) {
-  StubLoaded l = LoadWithDrivers(tg::testing::kCudaPlugin, kDrivers);
-  ASSERT_NE(l.api, nullptr);
-  ASSERT_EQ(l.count, 1u) << l.reason;
-  tg_device* d = nullptr;
-  tg_device_props p = OpenAndDescribe(l.api, &d);
-  ASSERT_NE(d, nullptr);
+  StubDevice d;
+  OpenTheOneDevice(LoadWithDrivers(tg::testing::kCudaPlugin, kDrivers), &d);
+  ASSERT_NE(d.device, nullptr);
+  const tg_device_props& p = d.props;
   EXPECT_EQ(p.device_type, TG_DEVICE_TYPE_GPU);
   EXPECT_STREQ(p.name, "Stub CUDA device");
   EXPECT_STREQ(p.vendor, "NVIDIA");
   EXPECT_STREQ(p.arch, "sm_80");
   EXPECT_EQ(p.global_mem_bytes, uint64_t{1} << 30);
   EXPECT_EQ(p.compute_units, 2u);
-  l.api->device_close(d);
 }
 
 TEST(HipStubRuntimeTest, Rocm6LayoutFindsTheDeviceAndCallsItAGpu) {
-  StubLoaded l = LoadWithDrivers(tg::testing::kHipPlugin, kDrivers);
-  ASSERT_NE(l.api, nullptr);
-  ASSERT_EQ(l.count, 1u) << l.reason;
-  tg_device* d = nullptr;
-  tg_device_props p = OpenAndDescribe(l.api, &d);
-  ASSERT_NE(d, nullptr);
+  StubDevice d;
+  OpenTheOneDevice(LoadWithDrivers(tg::testing::kHipPlugin, kDrivers), &d);
+  ASSERT_NE(d.device, nullptr);
+  const tg_device_props& p = d.props;
   EXPECT_EQ(p.device_type, TG_DEVICE_TYPE_GPU);
   EXPECT_STREQ(p.name, "Stub HIP device");
   EXPECT_STREQ(p.vendor, "AMD");
@@ -53,7 +49,6 @@ TEST(HipStubRuntimeTest, Rocm6LayoutFindsTheDeviceAndCallsItAGpu) {
   EXPECT_EQ(p.num_source_dialects, 1u);
   EXPECT_NE(std::string(p.compile_fingerprint).find("hiprtc 6.2 (libhiprtc.so.6)"), std::string::npos)
       << p.compile_fingerprint;
-  l.api->device_close(d);
 }
 
 TEST(HipStubRuntimeTest, Rocm6LayoutCompilesThroughTheSeparateHiprtc) {

@@ -12,23 +12,20 @@
 namespace {
 
 using tg::testing::LoadWithDrivers;
-using tg::testing::OpenAndDescribe;
-using tg::testing::StubLoaded;
+using tg::testing::OpenTheOneDevice;
+using tg::testing::StubDevice;
 
 constexpr char kDrivers[] = "tests/plugins/stub_rocm5";
 
 TEST(HipStubRuntimeTest, Rocm5LayoutTakesHiprtcFromTheRuntime) {
-  StubLoaded l = LoadWithDrivers(tg::testing::kHipPlugin, kDrivers);
-  ASSERT_NE(l.api, nullptr);
-  ASSERT_EQ(l.count, 1u) << l.reason;
-  tg_device* d = nullptr;
-  tg_device_props p = OpenAndDescribe(l.api, &d);
-  ASSERT_NE(d, nullptr);
+  StubDevice d;
+  OpenTheOneDevice(LoadWithDrivers(tg::testing::kHipPlugin, kDrivers), &d);
+  ASSERT_NE(d.device, nullptr);
+  const tg_device_props& p = d.props;
   EXPECT_EQ(p.device_type, TG_DEVICE_TYPE_GPU);
   EXPECT_EQ(p.num_source_dialects, 1u);
   EXPECT_NE(std::string(p.compile_fingerprint).find("hiprtc 5.2 (libamdhip64.so.5)"), std::string::npos)
       << p.compile_fingerprint;
-  l.api->device_close(d);
 }
 
 }  // namespace

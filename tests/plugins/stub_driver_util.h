@@ -47,6 +47,24 @@ inline tg_device_props OpenAndDescribe(const tg_plugin_api* api, tg_device** out
   return p;
 }
 
+// The one device a plugin loaded by LoadWithDrivers finds, open, with its properties. A test failure,
+// and a null device, when the plugin did not load or finds another number of devices.
+struct StubDevice {
+  const tg_plugin_api* api = nullptr;
+  tg_device* device = nullptr;
+  tg_device_props props{};
+  ~StubDevice() {
+    if (device != nullptr) api->device_close(device);
+  }
+};
+inline void OpenTheOneDevice(const StubLoaded& l, StubDevice* d) {
+  d->api = l.api;
+  if (l.api == nullptr) return ADD_FAILURE() << "the plugin did not load", void();
+  if (l.count != 1) return ADD_FAILURE() << "expected one device, found " << l.count << ": " << l.reason, void();
+  d->props = OpenAndDescribe(l.api, &d->device);
+  if (d->device == nullptr) ADD_FAILURE() << "device_open failed";
+}
+
 }  // namespace tg::testing
 
 #endif  // TG_TESTS_PLUGINS_STUB_DRIVER_UTIL_H_
