@@ -3,13 +3,17 @@
 #include <limits>
 #include <utility>
 
+#include "compiler/compiler.h"
+#include "frontend/devices.h"
 #include "ir/error.h"
 
 namespace tg {
 namespace {
 
-// The canonical name of |device| (the default device when empty), as tensor creation resolves it.
-std::string DeviceFor(std::string_view device) { return Tensor::zeros({}, dtypes::int32, device).device(); }
+// The canonical name of |device| (the default device when empty): a variable's tensor lives on one device.
+std::string DeviceFor(std::string_view device) {
+  return compiler::DeviceNamed(device.empty() ? default_device() : std::string(device)).name();
+}
 
 std::string Describe(const Variable& v) {
   return "variable '" + v.name() + "' [" + std::to_string(v.min()) + ", " + std::to_string(v.max()) + "]";

@@ -44,12 +44,8 @@ nn::StateDict RandomGpt2() {
   return sd;
 }
 
-int Argmax(const std::vector<float>& v) {
-  int best = 0;
-  for (int i = 1; i < static_cast<int>(v.size()); ++i)
-    if (v[i] > v[best]) best = i;
-  return best;
-}
+// The greedy choice: the first of the largest logits.
+int Argmax(const std::vector<float>& v) { return static_cast<int>(std::max_element(v.begin(), v.end()) - v.begin()); }
 
 }  // namespace
 
