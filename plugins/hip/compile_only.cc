@@ -6,8 +6,9 @@
 #include <string>
 
 #include "plugins/hip/hip_error.h"
-#include "plugins/kit/api_table.h"
 #include "plugins/hip/hiprtc_compiler.h"
+#include "plugins/hip/hiprtc_program.h"
+#include "plugins/kit/api_table.h"
 
 namespace tg_hip {
 namespace {

@@ -21,10 +21,12 @@ typedef struct tg_hip_compile_only_ext {
   tg_ext base; /* base.struct_size = sizeof(tg_hip_compile_only_ext); the fields below follow */
   /* Compiles |source| (|source_len| bytes, the "hip-c" dialect of tg_plugin.h) for |arch|
    * ("gfx90a") into |format| "hsaco" (an ELF code object). Works without initialize() or a GPU.
-   * Only gfx90a, gfx908 and gfx1030 are compiled (UNIMPLEMENTED otherwise: hiprtc 5.2 aborts the
-   * process for gfx1100 / gfx942). On success *out_code is the plugin's allocation: release it
-   * with free_code. Errors are the plugin's tg_error (free with the api's error_destroy):
-   * UNAVAILABLE without hiprtc, INVALID_ARGUMENT with the full hiprtc log for a bad source. */
+   * The first compile for an arch compiles a test kernel for it in a child process, since hiprtc
+   * 5.2 aborts the process for architectures it predates (gfx1100, gfx942); an arch that fails
+   * there is UNIMPLEMENTED, with what happened. On success *out_code is the plugin's allocation:
+   * release it with free_code. Errors are the plugin's tg_error (free with the api's
+   * error_destroy): UNAVAILABLE without hiprtc, INVALID_ARGUMENT with the full hiprtc log for a bad
+   * source. */
   tg_error* (*compile)(const char* source, uint64_t source_len, const char* arch, const char* format,
                        char** out_code, uint64_t* out_len);
   void (*free_code)(char* code);

@@ -6,6 +6,7 @@
 
 #include "plugins/hip/hip_api.h"
 #include "plugins/hip/hiprtc_compiler.h"
+#include "plugins/hip/hiprtc_program.h"
 
 namespace tg_hip {
 namespace {
@@ -121,8 +122,9 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.preferred_vector_width = 4;
   p.compute_units = device->compute_units;
   p.caps = device->caps;
-  // A device outside hiprtc's allow-list has no dialect this plugin can compile.
-  p.num_source_dialects = ArchAllowed(device->arch) ? 1 : 0;
+  // A device whose arch hiprtc refused in the probe (hiprtc_arch_probe.h) has no dialect this plugin
+  // can compile; code objects built elsewhere still load.
+  p.num_source_dialects = ArchCompiles(device->arch) ? 1 : 0;
   p.source_dialects = device->dialects;
   p.num_binary_formats = 1;
   p.binary_formats = device->formats;

@@ -1,5 +1,6 @@
-// hiprtc_compiler.h: HIP C++ -> AMDGPU code object ("hsaco") through hiprtc, limited to the
-// architectures hiprtc 5.2 compiles without aborting the process.
+// hiprtc_compiler.h: HIP C++ -> AMDGPU code object ("hsaco") through hiprtc, for the architectures
+// hiprtc compiles a test kernel for in a child process first (hiprtc_arch_probe.h): hiprtc 5.2
+// aborts the process for architectures it predates instead of failing.
 #ifndef TG_PLUGINS_HIP_HIPRTC_COMPILER_H_
 #define TG_PLUGINS_HIP_HIPRTC_COMPILER_H_
 
@@ -9,20 +10,16 @@
 
 namespace tg_hip {
 
-// "gfx90a, gfx908, gfx1030": hiprtc in libamdhip64 5.2.3 calls abort() for gfx1100 and gfx942
-//, which would take the host process down, so nothing else reaches it.
-const char* AllowedArchList();
-bool ArchAllowed(const std::string& arch);
-
 // Compiles |source| with --offload-arch=|arch| (plus |extra_options|, whitespace-separated, may be
-// NULL). UNIMPLEMENTED for an arch outside the allow-list (the message names the list);
-// UNAVAILABLE without hiprtc; INVALID_ARGUMENT with the full log when compilation fails.
+// NULL). UNAVAILABLE without hiprtc; UNIMPLEMENTED for an arch the probe refused (the message names
+// the arch, the hiprtc and what happened in the probe); INVALID_ARGUMENT with the full log when
+// compilation fails. The first call for an arch waits for its probe.
 tg_error* HiprtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
                         std::string* out_code_object);
 
-// "hiprtc 5.2 (libamdhip64.so.5)", "hiprtc 6.2 (libhiprtc.so.6)", or "" without hiprtc. Part of
-// the compile fingerprint.
-std::string HiprtcDescription();
+// False only when hiprtc is present and its probe refused |arch|: the device then has no source
+// dialect. Runs the probe for |arch| if it has not run.
+bool ArchCompiles(const std::string& arch);
 
 }  // namespace tg_hip
 

@@ -191,13 +191,19 @@ TEST(HipPluginTest, CompileOnlyMakesACodeObjectForGfx90a) {
   EXPECT_NE(error.find("error"), std::string::npos) << error;
 }
 
+// hiprtc 5.2 aborts the process for gfx1100 and gfx942 (it corrupts its heap). The plugin compiles a
+// test kernel for each arch in a child process first, so this process survives and gets
+// UNIMPLEMENTED with what happened; a newer hiprtc may compile them.
 TEST(HipPluginTest, ArchitecturesThatAbortHiprtcAreRefused) {
   for (const char* arch : {"gfx1100", "gfx942"}) {
     tg_code code = TG_CODE_OK;
     std::string error;
     CompileHsaco(kVectorAdd, arch, &code, &error);  // would abort the process if it reached hiprtc
-    EXPECT_EQ(code, TG_CODE_UNIMPLEMENTED) << arch;
-    EXPECT_NE(error.find("gfx90a, gfx908, gfx1030"), std::string::npos) << error;
+    if (code == TG_CODE_UNAVAILABLE) GTEST_SKIP() << "hiprtc not present: " << error;
+    if (code == TG_CODE_OK) continue;  // this hiprtc knows the arch
+    EXPECT_EQ(code, TG_CODE_UNIMPLEMENTED) << error;
+    EXPECT_NE(error.find(std::string("a test kernel for ") + arch), std::string::npos) << error;
+    EXPECT_NE(error.find("hiprtc "), std::string::npos) << error;  // which hiprtc refused it
   }
 }
 

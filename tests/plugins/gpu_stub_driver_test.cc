@@ -59,13 +59,18 @@ TEST(HipStubRuntimeTest, Rocm6LayoutCompilesThroughTheSeparateHiprtc) {
   ASSERT_NE(ext, nullptr);
   ASSERT_NE(ext->compiler_version(), nullptr);
   EXPECT_STREQ(ext->compiler_version(), "hiprtc 6.2 (libhiprtc.so.6)");
-  // The stub compiles nothing; its own message proves the call reached it.
+  // The stub's code object and its log name it: proof the calls reached it.
   const char src[] = "extern \"C\" __global__ void k() {}";
   char* code = nullptr;
   uint64_t len = 0;
-  std::string msg = ErrorChecker(l.api).Err(ext->compile(src, sizeof src - 1, "gfx90a", "hsaco", &code, &len),
-                                            TG_CODE_INTERNAL);
-  EXPECT_NE(msg.find("the stub hiprtc compiles nothing"), std::string::npos) << msg;
+  ErrorChecker(l.api).Ok(ext->compile(src, sizeof src - 1, "gfx90a", "hsaco", &code, &len));
+  ASSERT_NE(code, nullptr);
+  EXPECT_NE(std::string(code, len).find("stub hiprtc 6.2 code object for gfx90a"), std::string::npos);
+  ext->free_code(code);
+  const char bad[] = "#error no";
+  std::string msg = ErrorChecker(l.api).Err(ext->compile(bad, sizeof bad - 1, "gfx90a", "hsaco", &code, &len),
+                                            TG_CODE_INVALID_ARGUMENT);
+  EXPECT_NE(msg.find("stub hiprtc met #error"), std::string::npos) << msg;
 }
 
 }  // namespace

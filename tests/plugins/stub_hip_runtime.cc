@@ -1,17 +1,27 @@
-// stub_hip_runtime.cc: a stand-in libamdhip64 with one fake gfx90a device and no way to run
-// anything, for testing the HIP plugin's runtime search and device properties on machines without an
+// stub_hip_runtime.cc: a stand-in libamdhip64 with one fake device and no way to run anything, for
+// testing the HIP plugin's runtime search, device properties and compiles on machines without an
 // AMD GPU. Built once per ROCm layout it imitates, as libamdhip64.so.<TG_STUB_ROCM_MAJOR>; ROCm 5's
 // also carries the hiprtc stub, as the real one carries hiprtc. It has every entry point the plugin
 // resolves (plugins/hip/hip_api.h), defined against the same HIP headers so the types cannot drift.
-// Discovery, device selection and streams succeed with fixed values; everything else answers
-// hipErrorNotSupported.
+// Discovery, device selection and streams succeed with fixed values; the device's gcnArchName is
+// $STUB_HIP_ARCH when set (read at each hipGetDeviceProperties), else "gfx90a:sramecc+:xnack-".
+// Modules load from the stub hiprtc's code objects only, and their functions are the names their
+// source declares; launches, memory and events answer hipErrorNotSupported.
 #include <hip/hip_runtime_api.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
+
+struct ihipModule_t {
+  std::string image;
+};
 
 namespace {
 int g_stream;  // its address is the one stream handed out
 hipStream_t Stream() { return reinterpret_cast<hipStream_t>(&g_stream); }
+int g_function;  // its address is every function handed out
+constexpr char kStubCodeObject[] = "\x7f" "ELF stub hiprtc ";  // how stub_hiprtc.cc's code objects start
 }  // namespace
 
 extern "C" {
@@ -32,6 +42,8 @@ const char* hipGetErrorName(hipError_t e) {
     case hipErrorInvalidValue: return "hipErrorInvalidValue";
     case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
     case hipErrorNotSupported: return "hipErrorNotSupported";
+    case hipErrorInvalidImage: return "hipErrorInvalidImage";
+    case hipErrorNotFound: return "hipErrorNotFound";
     default: return "hipErrorUnknown";
   }
 }
@@ -44,7 +56,8 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   if (device != 0) return hipErrorInvalidDevice;
   std::memset(p, 0, sizeof *p);
   std::strcpy(p->name, "Stub HIP device");
-  std::strcpy(p->gcnArchName, "gfx90a:sramecc+:xnack-");
+  const char* arch = std::getenv("STUB_HIP_ARCH");
+  std::strncpy(p->gcnArchName, arch != nullptr ? arch : "gfx90a:sramecc+:xnack-", sizeof p->gcnArchName - 1);
   p->totalGlobalMem = size_t{1} << 30;
   p->sharedMemPerBlock = 64 * 1024;
   p->maxThreadsPerBlock = 1024;
@@ -76,16 +89,19 @@ hipError_t hipMemcpyAsync(void* dst, const void* src, size_t n, hipMemcpyKind ki
   return hipErrorNotSupported;
 }
 hipError_t hipModuleLoadData(hipModule_t* module, const void* image) {
-  (void)module, (void)image;
-  return hipErrorNotSupported;
+  const char* text = static_cast<const char*>(image);
+  if (std::strncmp(text, kStubCodeObject, sizeof kStubCodeObject - 1) != 0) return hipErrorInvalidImage;
+  *module = new ihipModule_t{text};  // text: the plugin hands over a std::string's NUL-terminated data
+  return hipSuccess;
 }
 hipError_t hipModuleGetFunction(hipFunction_t* function, hipModule_t module, const char* name) {
-  (void)function, (void)module, (void)name;
-  return hipErrorNotSupported;
+  if (module->image.find(" " + std::string(name) + "(") == std::string::npos) return hipErrorNotFound;
+  *function = reinterpret_cast<hipFunction_t>(&g_function);
+  return hipSuccess;
 }
 hipError_t hipModuleUnload(hipModule_t module) {
-  (void)module;
-  return hipErrorNotSupported;
+  delete module;
+  return hipSuccess;
 }
 hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
                                  unsigned int by, unsigned int bz, unsigned int shared, hipStream_t stream,
