@@ -76,8 +76,21 @@ absl::Status Buffer::CopyFrom(Buffer& src, uint64_t nbytes) {
   }
   if (absl::Status s = EnsureAllocated(); !s.ok()) return s;
   if (absl::Status s = src.EnsureAllocated(); !s.ok()) return s;
-  if (absl::Status s = src.device_.Synchronize(); !s.ok()) return s;  // kernels writing |src| are done
-  return device_.CopyDeviceToDevice(*this, src, nbytes);
+  if (&src.device_ == &device_) return device_.CopyDeviceToDevice(*this, src, nbytes);  // one queue: in order
+  if (!device_.OrdersWithEvents()) {
+    if (absl::Status s = src.device_.Synchronize(); !s.ok()) return s;  // kernels writing |src| are done
+    return device_.CopyDeviceToDevice(*this, src, nbytes);
+  }
+  // Ordered on the devices, the host never waiting: the copy (on this device's queue) follows the
+  // kernels that write |src|, and whatever |src|'s device runs next (a kernel overwriting |src|, a
+  // reuse of its memory) follows the copy.
+  absl::StatusOr<DeviceEvent> written = src.device_.RecordEvent();
+  if (!written.ok()) return written.status();
+  if (absl::Status s = device_.WaitFor(*written); !s.ok()) return s;
+  if (absl::Status s = device_.CopyDeviceToDevice(*this, src, nbytes); !s.ok()) return s;
+  absl::StatusOr<DeviceEvent> read = device_.RecordEvent();
+  if (!read.ok()) return read.status();
+  return src.device_.WaitFor(*read);
 }
 
 }  // namespace tg::runtime

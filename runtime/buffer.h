@@ -28,16 +28,19 @@ class Buffer {               // always held by std::shared_ptr; device memory al
   bool allocated() const;
   // INVALID_ARGUMENT for a 0-byte buffer; otherwise the allocator's error. Thread-safe, idempotent.
   absl::Status EnsureAllocated();
-  // Copies the first |nbytes| (<= nbytes(), else INVALID_ARGUMENT). Synchronous: |src| may be
-  // reused on return. Allocates first.
+  // Copies the first |nbytes| (<= nbytes(), else INVALID_ARGUMENT). |src| may be reused on return
+  // (the device may still be copying from a page-locked copy of it: Device::WriteBuffer). Allocates
+  // first.
   absl::Status CopyIn(const void* src, uint64_t nbytes);
   // Waits for the device's queued work (so kernels that write this buffer have finished and their
   // errors surface here), then copies the first |nbytes| into |dst|.
   absl::Status CopyOut(void* dst, uint64_t nbytes);
   tg_buffer* handle() const;                                // nullptr until allocated
-  // Copies the first |nbytes| of |src| (possibly on another device) into this buffer. Directly with
-  // the plugin's copy_d2d when both devices belong to one plugin that has it (CopiesDirectly), else
-  // staged through host memory. Waits for |src|'s device first; synchronous. Allocates both.
+  // Copies the first |nbytes| of |src| (possibly on another device) into this buffer, after the
+  // work already enqueued that writes |src|. Directly with the plugin's copy_d2d when both devices
+  // belong to one plugin that has it (CopiesDirectly): enqueued, the two devices ordered by events
+  // where the plugin has them (Device::OrdersWithEvents), else after the host waits for |src|'s
+  // device. Between plugins, staged through host memory (synchronous). Allocates both.
   absl::Status CopyFrom(Buffer& src, uint64_t nbytes);
   // Whether bytes move between |a| and |b| without a stop in host memory (one plugin with copy_d2d).
   static bool CopiesDirectly(const Device& a, const Device& b);

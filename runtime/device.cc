@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <future>
 #include <iterator>
@@ -93,7 +94,8 @@ Device::Device(const Plugin& plugin, tg_device* handle, DeviceInfo info)
     : plugin_(plugin),
       handle_(handle),
       info_(std::move(info)),
-      allocator_(plugin, handle, DefaultCacheBytes(info_)) {}
+      allocator_(plugin, handle, DefaultCacheBytes(info_)),
+      staging_(plugin, handle) {}
 
 Device::~Device() {
   {
@@ -101,6 +103,8 @@ Device::~Device() {
     async_done_.wait(lock, [this] { return async_compiles_ == 0; });
   }
   // Members die after this body, but the device handle must outlive their plugin objects.
+  plugin_.Own(plugin_.api().stream_sync(handle_, nullptr));
+  staging_.ReclaimAll();
   programs_.Clear();
   allocator_.Flush();
   plugin_.api().device_close(handle_);
@@ -318,15 +322,75 @@ absl::Status Device::LaunchTimed(tg_launch_args& la, uint64_t* elapsed_ns) {
 
 absl::Status Device::Synchronize() {
   std::lock_guard<std::mutex> lock(stream_mu_);
-  return plugin_.Check(plugin_.api().stream_sync(handle_, nullptr), absl::StrCat("synchronizing ", name()));
+  absl::Status s = plugin_.Check(plugin_.api().stream_sync(handle_, nullptr), absl::StrCat("synchronizing ", name()));
+  staging_.ReclaimAll();  // every staged upload has been read by now
+  return s;
+}
+
+bool Device::OrdersWithEvents() const {
+  const tg_plugin_api& api = plugin_.api();
+  return ApiHas(api, TG_SIZE_TO(tg_plugin_api, event_record), &tg_plugin_api::event_record) &&
+         ApiHas(api, TG_SIZE_TO(tg_plugin_api, device_wait_event), &tg_plugin_api::device_wait_event);
+}
+
+absl::StatusOr<DeviceEvent> Device::RecordEvent() {
+  const tg_plugin_api& api = plugin_.api();
+  if (!ApiHas(api, TG_SIZE_TO(tg_plugin_api, event_record), &tg_plugin_api::event_record)) {
+    if (absl::Status s = Synchronize(); !s.ok()) return s;
+    return DeviceEvent();
+  }
+  tg_event* raw = nullptr;
+  std::lock_guard<std::mutex> lock(stream_mu_);
+  if (absl::Status s = plugin_.Check(api.event_record(handle_, nullptr, &raw), absl::StrCat("event_record on ", name()));
+      !s.ok()) {
+    return s;
+  }
+  return DeviceEvent(&api, raw);
+}
+
+absl::Status Device::WaitFor(const DeviceEvent& event) {
+  if (event.empty()) return absl::OkStatus();
+  const tg_plugin_api& api = plugin_.api();
+  if (OrdersWithEvents()) {
+    tg_error* e;
+    {
+      std::lock_guard<std::mutex> lock(stream_mu_);
+      e = api.device_wait_event(handle_, nullptr, event.get());
+    }
+    Plugin::ErrorPtr error = plugin_.Own(e);
+    if (error == nullptr) return absl::OkStatus();
+    if (api.error_code(error.get()) != TG_CODE_UNIMPLEMENTED) {
+      return plugin_.Check(error.release(), absl::StrCat("device_wait_event on ", name()));
+    }
+  }
+  return plugin_.Check(api.event_wait(event.get(), UINT64_MAX), absl::StrCat("waiting on ", name(), " for another device"));
 }
 
 absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes) {
   TraceSpan span("copy", "copy in (host to device)", name());
   if (span.active()) DescribeCopy(span, buffer, nbytes);
-  std::lock_guard<std::mutex> lock(stream_mu_);
-  return plugin_.Check(plugin_.api().copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
-                       absl::StrCat("copy to ", name()));
+  const tg_plugin_api& api = plugin_.api();
+  if (!staging_.Stages(nbytes)) {
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    return plugin_.Check(api.copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
+                         absl::StrCat("copy to ", name()));
+  }
+  absl::StatusOr<PinnedStaging::Block> block = staging_.Acquire(nbytes);
+  if (!block.ok()) return block.status();
+  std::memcpy(block->ptr, src, nbytes);
+  tg_event* copied = nullptr;
+  tg_error* e;
+  {
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    e = api.copy_h2d(nullptr, buffer.handle(), offset, block->ptr, nbytes, &copied);
+  }
+  if (e == nullptr && copied == nullptr) {  // a plugin that gave no event: the copy must be over first
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    e = api.stream_sync(handle_, nullptr);
+  }
+  staging_.Release(*block, copied != nullptr ? DeviceEvent(&api, copied) : DeviceEvent());
+  if (e == nullptr) return absl::OkStatus();  // the message below is built only for an error
+  return plugin_.Check(e, absl::StrCat("copy to ", name()));
 }
 
 absl::Status Device::ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes) {

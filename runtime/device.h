@@ -13,9 +13,11 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "runtime/buffer_allocator.h"
+#include "runtime/device_event.h"
 #include "runtime/device_info.h"
 #include "runtime/disk_cache.h"
 #include "runtime/launch_args.h"
+#include "runtime/pinned_staging.h"
 #include "runtime/plugin.h"
 #include "runtime/program.h"
 #include "runtime/program_cache.h"
@@ -73,13 +75,28 @@ class Device {              // one opened device of one plugin; owned by the reg
                       uint64_t* elapsed_ns = nullptr);
   absl::Status Synchronize();                // stream_sync on the default stream
 
-  // Synchronous host <-> device copies on the default stream (used by Buffer). |buffer| must be
-  // allocated and of this device; ranges are the caller's to check.
+  // Whether work of two devices of this plugin is ordered on the devices (event_record and
+  // device_wait_event, ABI 1.1) rather than by the host waiting.
+  bool OrdersWithEvents() const;
+  // An event for everything enqueued on this device so far. Without event_record the device is
+  // synchronized instead and the event is empty (complete).
+  absl::StatusOr<DeviceEvent> RecordEvent();
+  // Work enqueued on this device from now on starts after |event| (made by a device of this plugin)
+  // has completed: on the device where the plugin can (device_wait_event), else the host waits.
+  absl::Status WaitFor(const DeviceEvent& event);
+
+  // Host -> device copy on the default stream (used by Buffer). |src| may be reused on return: where
+  // the plugin has page-locked memory it is staged there and the device copies it after this returns
+  // (PinnedStaging), else the copy is synchronous. |buffer| must be allocated and of this device;
+  // ranges are the caller's to check.
   absl::Status WriteBuffer(Buffer& buffer, uint64_t offset, const void* src, uint64_t nbytes);
+  // Synchronous device -> host copy on the default stream; the caller synchronizes first.
   absl::Status ReadBuffer(Buffer& buffer, uint64_t offset, void* dst, uint64_t nbytes);
   // copy_d2d on this device's default stream from |src| (a buffer of this plugin, maybe of another
-  // of its devices) into |dst| (of this device); synchronous. Used by Buffer::CopyFrom.
+  // of its devices) into |dst| (of this device). Ordering with |src|'s device is the caller's
+  // (Buffer::CopyFrom). Used by Buffer::CopyFrom.
   absl::Status CopyDeviceToDevice(Buffer& dst, Buffer& src, uint64_t nbytes);
+  PinnedStaging& pinned_staging() { return staging_; }
 
  private:
   Device(const Plugin& plugin, tg_device* handle, DeviceInfo info);
@@ -97,6 +114,7 @@ class Device {              // one opened device of one plugin; owned by the reg
   int async_compiles_ = 0;   // GetProgramAsync tasks not yet finished; the destructor waits for 0
   BufferAllocator allocator_;
   ProgramCache programs_;
+  PinnedStaging staging_;
 };
 
 }  // namespace tg::runtime

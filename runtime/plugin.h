@@ -55,6 +55,14 @@ class Plugin {
   bool initialized_ = false;
 };
 
+// Whether |api| (a plugin's table, of its struct_size) has the function ending at byte |size_to|,
+// written TG_SIZE_TO(tg_plugin_api, field), and that function is set: how the host asks for an
+// ABI 1.x addition.
+template <typename Fn>
+bool ApiHas(const tg_plugin_api& api, size_t size_to, Fn tg_plugin_api::*field) {
+  return api.struct_size >= size_to && api.*field != nullptr;
+}
+
 // Bounds on what the host reads from a plugin, so that a hostile or broken one cannot make it read out
 // of bounds: strings must end with a NUL within kMaxPluginString bytes, string lists (dialects, binary
 // formats) hold at most kMaxPluginListItems entries, and a plugin reports at most kMaxPluginDevices

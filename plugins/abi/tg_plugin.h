@@ -1,4 +1,4 @@
-/* tg_plugin.h: the device-plugin ABI of tinygrad-cc, version 1.0.
+/* tg_plugin.h: the device-plugin ABI of tinygrad-cc, version 1.1.
  *
  * The only contract between the tinygrad-cc host and a device plugin. A plugin is a shared object
  * built against this header alone (C11, no other include of ours) that exports exactly one symbol,
@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 #define TG_ABI_MAJOR 1
-#define TG_ABI_MINOR 0
+#define TG_ABI_MINOR 1
 
 /* Size of struct T up to and including field f: what a writer that knew only up to f would set. */
 #define TG_SIZE_TO(T, f) (offsetof(T, f) + sizeof(((T*)0)->f))
@@ -269,7 +269,11 @@ typedef struct tg_plugin_api {
    * stream_sync. Buffers passed must stay alive until the work completes. */
   tg_error* (*launch)(const tg_launch_args* args);
 
-  /* -- streams (OPTIONAL; fallback: everything on the default stream) -- */
+  /* -- streams (OPTIONAL; fallback: everything on the default stream) --
+   * A stream belongs to the device it was created on; every call that enqueues (launch, copies,
+   * event_record) takes a stream of that device or NULL. Streams give order, not necessarily
+   * concurrency: a plugin may run all streams of a device on one queue. stream_destroy waits for the
+   * stream's work. stream_wait_event is device_wait_event (below) for a created stream. */
   tg_error* (*stream_create)(tg_device* device, tg_stream** out_stream);
   void (*stream_destroy)(tg_stream* stream);
   tg_error* (*stream_wait_event)(tg_stream* stream, tg_event* event);
@@ -289,6 +293,30 @@ typedef struct tg_plugin_api {
   /* -- extensions: NULL or a chain of tg_ext the plugin supports. -- */
   const tg_ext* extensions;
   /* ---- ABI 1.x additions go strictly below this line, each OPTIONAL ---- */
+
+  /* -- 1.1: ordering between devices, page-locked host memory (read them with TG_HAS) --
+   * event_record (OPTIONAL; host fallback: stream_sync where later work must follow this work): an
+   * event that completes when everything enqueued on |stream| (NULL = the default stream of
+   * |device|) before this call has completed.
+   * device_wait_event (OPTIONAL with event_record; fallback: event_wait on the host): work enqueued
+   * on |stream| of |device| (NULL = its default stream, which stream_wait_event cannot name) after
+   * this call starts only once |event|, from any device of this plugin, has completed; the caller
+   * does not block, and may destroy |event| as soon as this returns. UNIMPLEMENTED for an event the
+   * device cannot wait for (the host then waits with event_wait).
+   * Together they let one device's queue follow another's work while the host goes on enqueueing:
+   * the host orders a copy_d2d between two devices with them (the copy, enqueued on the
+   * destination, waits for the source's writers; the source's later work waits for the copy), so
+   * copy_d2d itself need not wait for the source device when the plugin has both.
+   * host_alloc (OPTIONAL; fallback: copies from the caller's pageable memory): |bytes| of host
+   * memory that this plugin's copies read and write asynchronously (page-locked and mapped for
+   * DMA, as cuMemHostAlloc gives). The host stages uploads in it and lets copy_h2d run behind its
+   * back (with a done event) instead of waiting for each one. RESOURCE_EXHAUSTED when no more can
+   * be locked. host_free (REQUIRED with host_alloc) is called only after the copies that used the
+   * memory have completed. */
+  tg_error* (*event_record)(tg_device* device, tg_stream* stream, tg_event** out_event);
+  tg_error* (*device_wait_event)(tg_device* device, tg_stream* stream, tg_event* event);
+  tg_error* (*host_alloc)(tg_device* device, uint64_t bytes, void** out_ptr);
+  void (*host_free)(tg_device* device, void* ptr);
 } tg_plugin_api;
 
 /* The one exported symbol. Pure and cheap: no driver calls, no allocation that can fail. Returns
@@ -434,7 +462,9 @@ TG_STATIC_ASSERT(sizeof(void*) == 8, "tg_plugin.h assumes a 64-bit target");
 TG_STATIC_ASSERT(offsetof(tg_plugin_api, struct_size) == 0, "struct_size first");
 TG_STATIC_ASSERT(offsetof(tg_plugin_api, error_code) == 32, "tg_plugin_api layout");
 TG_STATIC_ASSERT(offsetof(tg_plugin_api, extensions) == 256, "tg_plugin_api layout");
-TG_STATIC_ASSERT(sizeof(tg_plugin_api) == 264, "tg_plugin_api 1.0 size");
+TG_STATIC_ASSERT(TG_SIZE_TO(tg_plugin_api, extensions) == 264, "tg_plugin_api 1.0 size");
+TG_STATIC_ASSERT(offsetof(tg_plugin_api, event_record) == 264, "tg_plugin_api 1.1 layout");
+TG_STATIC_ASSERT(sizeof(tg_plugin_api) == 296, "tg_plugin_api 1.1 size");
 TG_STATIC_ASSERT(sizeof(tg_device_props) == 136, "tg_device_props 1.0 size");
 TG_STATIC_ASSERT(sizeof(tg_arg) == 32, "tg_arg layout");
 TG_STATIC_ASSERT(sizeof(tg_launch_args) == 80, "tg_launch_args 1.0 size");

@@ -51,7 +51,7 @@ TEST(PluginLoaderTest, MissingEntrySymbol) {
 TEST(PluginLoaderTest, NullTable) {
   std::string path = Stub("null_table");
   EXPECT_THAT(LoadError(path, absl::StatusCode::kFailedPrecondition),
-              HasSubstr("plugin " + path + ": tg_plugin_get_api(1, 0) returned NULL"));
+              HasSubstr("plugin " + path + ": tg_plugin_get_api(1, " + std::to_string(TG_ABI_MINOR) + ") returned NULL"));
 }
 
 TEST(PluginLoaderTest, ShortStructSize) {
@@ -64,7 +64,8 @@ TEST(PluginLoaderTest, WrongMajor) {
   std::string path = Stub("wrong_major");
   PluginReport report;
   EXPECT_THAT(LoadError(path, absl::StatusCode::kFailedPrecondition),
-              HasSubstr("plugin WRONGMAJOR (" + path + "): plugin ABI 2.0 vs host 1.0: install a plugin built for ABI 1.x"));
+              HasSubstr("plugin WRONGMAJOR (" + path + "): plugin ABI 2." + std::to_string(TG_ABI_MINOR) + " vs host 1." +
+                        std::to_string(TG_ABI_MINOR) + ": install a plugin built for ABI 1.x"));
   ASSERT_FALSE(LoadPlugin(path, &report).ok());
   EXPECT_EQ(report.name, "WRONGMAJOR");  // the table was readable, so the report names it
   EXPECT_EQ(report.abi_major, 2u);
