@@ -10,6 +10,7 @@
 #include "plugins/cpu/cpu_event.h"
 #include "plugins/cpu/device_queue.h"
 #include "plugins/cpu/host_memory.h"
+#include "plugins/cpu/queue_events.h"
 #include "plugins/cpu/simd.h"
 
 namespace tg_cpu {
@@ -125,19 +126,34 @@ tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buf
                   uint64_t src_offset, uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_d2d (dst)", stream, dst, dst, dst_offset, bytes)) return e;
   if (tg_error* e = CheckCopy("copy_d2d (src)", stream, src, src, src_offset, bytes)) return e;
-  // Between two devices' queues there is no single order to join, so the copy waits for both and
-  // runs on the calling thread; the host already synchronizes the source before a copy.
-  src->device->queue.Drain();
-  if (dst->device != src->device) dst->device->queue.Drain();
-  uint64_t start = MonotonicNs();
   char* to = static_cast<char*>(dst->data) + dst_offset;
   const char* from = static_cast<const char*>(src->data) + src_offset;
-  if (dst == src) {
-    memmove(to, from, bytes);  // ranges may overlap within one buffer (ABI)
-  } else {
-    CopyBytes(to, from, bytes);
+  auto copy = [=] {
+    if (dst == src) {
+      memmove(to, from, bytes);  // ranges may overlap within one buffer (ABI)
+    } else {
+      CopyBytes(to, from, bytes);
+    }
+  };
+  tg_device* to_device = dst->device;
+  tg_device* from_device = src->device;
+  if (to_device == from_device) {
+    Copy(to_device, done, copy);
+    return nullptr;
   }
-  EmitEvent(done, start, MonotonicNs(), false);
+  // Between two devices the copy runs on the destination's queue once the source's queued work is
+  // done, and the source's later work (which may overwrite |src| or reuse its memory) waits for the
+  // copy: ordered on the queues, so the calling thread waits for neither device.
+  std::shared_ptr<EventState> written = RecordOn(from_device->queue);
+  auto copied = std::make_shared<EventState>(false);
+  to_device->queue.Submit([=] {
+    if (written != nullptr) WaitDone(*written);
+    uint64_t start = MonotonicNs();
+    copy();
+    CompleteEvent(copied.get(), start, MonotonicNs());
+  });
+  from_device->queue.Submit([copied] { WaitDone(*copied); });
+  if (done != nullptr) *done = new tg_event{copied};
   return nullptr;
 }
 

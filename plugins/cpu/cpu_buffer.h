@@ -26,7 +26,8 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
 void BufferFree(tg_buffer* buffer);
 
 // Copies; ranges outside the buffer are INVALID_ARGUMENT. |stream| must be NULL. |done| may be NULL.
-// copy_d2d waits for the queues of both buffers' devices and copies on the calling thread.
+// copy_d2d between two devices is queued on the destination's queue after the source's queued work,
+// and the source's later work waits for it (queue_events.h); the calling thread waits for neither.
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done);
 tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,

@@ -8,6 +8,7 @@
 #include "plugins/cpu/cpu_launch.h"
 #include "plugins/cpu/cpu_native_handles.h"
 #include "plugins/cpu/cpu_program.h"
+#include "plugins/cpu/queue_events.h"
 #include "plugins/kit/api_table.h"
 #include "plugins/kit/memory_stats.h"
 
@@ -21,6 +22,8 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("CPU", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_cpu);  // one in-order default stream: no stream_create
+  api.event_record = tg_kit::Entry<&EventRecord>;
+  api.device_wait_event = tg_kit::Entry<&DeviceWaitEvent>;
   // "tg.memory_stats": what the buffers hold; "tg.native_handles": host pointers
   api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem_bytes>(NativeHandlesExtension());
   return api;

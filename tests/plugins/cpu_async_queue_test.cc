@@ -271,6 +271,86 @@ TEST_F(CpuAsyncQueueTest, CopiesWithAnEventAreQueuedAndKeepTheirOrder) {
   api_->buffer_free(b);
 }
 
+// The gate's flag opened by the test thread through the buffer's host address (tg.native_handles),
+// for work that must stay closed while dev0's queue is itself waiting.
+void OpenGateFromHost(const tg_plugin_api* api, tg_buffer* flag) {
+  const tg_ext* ext = tg::testing::FindExtension(api, TG_NATIVE_HANDLES_NAME);
+  ASSERT_NE(ext, nullptr);
+  uint64_t address = 0;
+  const char* kind = nullptr;
+  tg::testing::ErrorChecker(api).Ok(
+      reinterpret_cast<const tg_native_handles_ext*>(ext)->buffer_native(flag, &address, &kind));
+  ASSERT_STREQ(kind, "host");
+  __atomic_store_n(reinterpret_cast<int32_t*>(address), 1, __ATOMIC_RELEASE);
+}
+
+// copy_d2d from dev1 (whose kernel is behind the gate) to dev0 returns at once: the copy waits on
+// dev0's queue for dev1's work, never on the calling thread (which would hang here, since only this
+// thread opens the gate). dev1's later work waits for the copy to have read its buffer.
+TEST_F(CpuAsyncQueueTest, CopyBetweenDevicesWaitsOnTheQueuesNotTheCaller) {
+  const int n = 4096;
+  tg_program* vadd = Compile(dev1_, tg::testing::kVectorAdd, "vadd");
+  tg_buffer* a = Upload(dev1_, Iota(n, 1.f));
+  tg_buffer* on_dev1 = nullptr;
+  tg_buffer* on_dev0 = nullptr;
+  Ok(api_->buffer_alloc(dev1_, n * 4, 0, &on_dev1));
+  Ok(api_->buffer_alloc(dev0_, n * 4, 0, &on_dev0));
+  CloseGateOnDev1();
+  VectorAdd(vadd, on_dev1, a, a, n);  // 2a, behind the gate
+  tg_event* copied = nullptr;
+  Ok(api_->copy_d2d(nullptr, on_dev0, 0, on_dev1, 0, n * 4, &copied));
+  VectorAdd(vadd, on_dev1, on_dev1, on_dev1, n);  // 4a: must not reach the copy
+  uint32_t done = 1;
+  Ok(api_->event_query(copied, &done));
+  EXPECT_EQ(done, 0u);  // dev1's kernel has not run, so neither has the copy
+  OpenGateFromHost(api_, flag_);
+  Ok(api_->event_wait(copied, UINT64_MAX));
+  std::vector<float> got = Download(on_dev0, n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], 2.f * float(i % 1000)) << "at " << i;
+  Ok(api_->stream_sync(dev1_, nullptr));
+  got = Download(on_dev1, n);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(got[i], 4.f * float(i % 1000)) << "at " << i;
+  api_->event_destroy(copied);
+  FreeGate();
+  for (tg_buffer* b : {a, on_dev1, on_dev0}) api_->buffer_free(b);
+  api_->program_destroy(vadd);
+}
+
+// event_record on dev1 completes with the work queued before it; device_wait_event makes dev0's
+// queue (not the caller) wait for it, so an upload queued on dev0 after the wait lands after dev1's
+// gate opens.
+TEST_F(CpuAsyncQueueTest, DeviceWaitEventOrdersOneQueueBehindAnother) {
+  ASSERT_TRUE(TG_HAS(api_, tg_plugin_api, device_wait_event));
+  ASSERT_NE(api_->event_record, nullptr);
+  ASSERT_NE(api_->device_wait_event, nullptr);
+  const int n = 256;
+  std::vector<float> in = Iota(n, 3.f);
+  tg_buffer* on_dev0 = nullptr;
+  Ok(api_->buffer_alloc(dev0_, n * 4, 0, &on_dev0));
+  CloseGateOnDev1();
+  tg_event* dev1_so_far = nullptr;
+  Ok(api_->event_record(dev1_, nullptr, &dev1_so_far));
+  ASSERT_NE(dev1_so_far, nullptr);
+  Ok(api_->device_wait_event(dev0_, nullptr, dev1_so_far));
+  api_->event_destroy(dev1_so_far);  // the wait holds what it needs
+  tg_event* uploaded = nullptr;
+  Ok(api_->copy_h2d(nullptr, on_dev0, 0, in.data(), n * 4, &uploaded));
+  uint32_t done = 1;
+  Ok(api_->event_query(uploaded, &done));
+  EXPECT_EQ(done, 0u);  // dev0 waits behind dev1's gate
+  OpenGateFromHost(api_, flag_);
+  Ok(api_->event_wait(uploaded, UINT64_MAX));
+  EXPECT_EQ(Download(on_dev0, n), in);
+  tg_event* idle = nullptr;
+  Ok(api_->stream_sync(dev1_, nullptr));
+  Ok(api_->event_record(dev1_, nullptr, &idle));  // nothing pending: complete at once
+  Ok(api_->event_query(idle, &done));
+  EXPECT_EQ(done, 1u);
+  for (tg_event* e : {uploaded, idle}) api_->event_destroy(e);
+  FreeGate();
+  api_->buffer_free(on_dev0);
+}
+
 TEST_F(CpuAsyncQueueTest, DeviceCloseRunsWhatIsStillQueued) {
   const int n = 4096;
   tg_program* vadd = Compile(dev1_, tg::testing::kVectorAdd, "vadd");
