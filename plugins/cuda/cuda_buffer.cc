@@ -3,6 +3,7 @@
 
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/cuda_event.h"
+#include "plugins/cuda/cuda_peer.h"
 
 namespace tg_cuda {
 namespace {
@@ -61,6 +62,18 @@ void BufferFree(tg_buffer* buffer) {
   delete buffer;
 }
 
+tg_error* HostAlloc(tg_device* device, uint64_t bytes, void** out_ptr) {
+  if (device == nullptr || out_ptr == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "host_alloc: NULL argument");
+  if (bytes == 0) return MakeError(TG_CODE_INVALID_ARGUMENT, "host_alloc: 0 bytes");
+  if (tg_error* e = MakeCurrent(device)) return e;
+  return CheckCu(Cu().cuMemHostAlloc(out_ptr, bytes, CU_MEMHOSTALLOC_PORTABLE), "host_alloc: cuMemHostAlloc");
+}
+
+void HostFree(tg_device* device, void* ptr) {
+  if (device == nullptr || ptr == nullptr || MakeCurrent(device) != nullptr) return;
+  Cu().cuMemFreeHost(ptr);
+}
+
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_h2d", stream, dst, src, dst_offset, bytes)) return e;
@@ -82,10 +95,12 @@ tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buf
   if (tg_error* e = CheckCopy("copy_d2d (src)", stream, src, src, src_offset, bytes)) return e;
   if (tg_error* e = CheckCopy("copy_d2d (dst)", stream, dst, dst, dst_offset, bytes)) return e;
   tg_device* d = dst->device;
-  if (src->device != d) {  // order after the source device's pending work
-    if (tg_error* e = MakeCurrent(src->device)) return e;
-    if (tg_error* e = CheckCu(Cu().cuStreamSynchronize(src->device->stream), "cuStreamSynchronize")) return e;
-    if (tg_error* e = MakeCurrent(d)) return e;
+  if (src->device != d) {
+    if (bytes > 0) {
+      tg_error* e = CopyBetweenDevices(d, dst->ptr + dst_offset, src->device, src->ptr + src_offset, bytes);
+      if (e != nullptr) return e;
+    }
+    return done != nullptr ? EmitEvent(d, nullptr, done) : nullptr;
   }
   CUdeviceptr to = dst->ptr + dst_offset, from = src->ptr + src_offset;
   bool overlap = dst == src && to < from + bytes && from < to + bytes && to != from;

@@ -23,8 +23,13 @@ tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const 
                   uint64_t bytes, tg_event** done);
 tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,
                   uint64_t bytes, tg_event** done);
-// cuMemcpyDtoDAsync (unified addressing makes it work across devices); overlap within one
-// buffer goes through a scratch allocation, since the driver's copy is memcpy, not memmove.
+// On |dst|'s stream. Within one device cuMemcpyDtoDAsync; overlap within one buffer goes through a
+// scratch allocation, since the driver's copy is memcpy, not memmove. Between devices
+// CopyBetweenDevices (cuda_peer.h): ordered after the source's queued work by events, not waits.
+
+// host_alloc / host_free: page-locked, portable (every context may copy from it) host memory.
+tg_error* HostAlloc(tg_device* device, uint64_t bytes, void** out_ptr);
+void HostFree(tg_device* device, void* ptr);
 tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buffer* src,
                   uint64_t src_offset, uint64_t bytes, tg_event** done);
 

@@ -35,6 +35,7 @@ constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
 constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
+constexpr CUresult CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;
 constexpr CUresult CUDA_ERROR_LAUNCH_FAILED = 719;
 
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1;
@@ -51,6 +52,8 @@ constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 constexpr unsigned CU_EVENT_DEFAULT = 0x0;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
+constexpr unsigned CU_MEMHOSTALLOC_PORTABLE = 0x1;
 
 // Function pointer types (the _v2 entry points are the ones cuda.h maps the plain names to), and
 // the list of names the loader resolves with dlsym.
@@ -85,6 +88,12 @@ using PFN_cuEventQuery = CUresult (*)(CUevent);
 using PFN_cuEventSynchronize = CUresult (*)(CUevent);
 using PFN_cuEventElapsedTime = CUresult (*)(float*, CUevent, CUevent);
 using PFN_cuEventDestroy_v2 = CUresult (*)(CUevent);
+using PFN_cuStreamWaitEvent = CUresult (*)(CUstream, CUevent, unsigned);
+using PFN_cuMemHostAlloc = CUresult (*)(void**, size_t, unsigned);
+using PFN_cuMemFreeHost = CUresult (*)(void*);
+using PFN_cuMemcpyPeerAsync = CUresult (*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+using PFN_cuDeviceCanAccessPeer = CUresult (*)(int*, CUdevice, CUdevice);
+using PFN_cuCtxEnablePeerAccess = CUresult (*)(CUcontext, unsigned);
 #define TG_CU_FUNCTIONS(X) \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) \
   X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem_v2) \
@@ -93,7 +102,8 @@ using PFN_cuEventDestroy_v2 = CUresult (*)(CUevent);
   X(cuMemFree_v2) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) \
   X(cuModuleLoadDataEx) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel) \
   X(cuEventCreate) X(cuEventRecord) X(cuEventQuery) X(cuEventSynchronize) \
-  X(cuEventElapsedTime) X(cuEventDestroy_v2)
+  X(cuEventElapsedTime) X(cuEventDestroy_v2) X(cuStreamWaitEvent) X(cuMemHostAlloc) X(cuMemFreeHost) \
+  X(cuMemcpyPeerAsync) X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess)
 
 // ---- NVRTC (libnvrtc.so.*) ----
 using nvrtcResult = int;

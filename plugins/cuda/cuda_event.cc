@@ -40,6 +40,26 @@ tg_error* EmitEvent(tg_device* device, CUevent start, tg_event** out) {
   return nullptr;
 }
 
+tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event) {
+  if (device == nullptr || out_event == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
+  }
+  if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: only the default (NULL) stream exists");
+  if (tg_error* e = MakeCurrent(device)) return e;
+  return EmitEvent(device, nullptr, out_event);
+}
+
+tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event) {
+  if (device == nullptr || event == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: NULL device or event");
+  }
+  if (stream != nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: only the default (NULL) stream exists");
+  }
+  if (tg_error* e = MakeCurrent(device)) return e;
+  return CheckCu(Cu().cuStreamWaitEvent(device->stream, event->end, 0), "cuStreamWaitEvent");
+}
+
 tg_error* EventWait(tg_event* event, uint64_t timeout_ns) {
   if (event == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_wait: NULL event");
   if (tg_error* e = MakeCurrent(event->device)) return e;

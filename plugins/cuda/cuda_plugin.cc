@@ -22,6 +22,10 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("CUDA", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_cuda);  // one in-order stream per device: no stream_create
+  api.event_record = tg_kit::Entry<&EventRecord>;
+  api.device_wait_event = tg_kit::Entry<&DeviceWaitEvent>;
+  api.host_alloc = tg_kit::Entry<&HostAlloc>;
+  api.host_free = tg_kit::Entry<&HostFree>;
   // "tg.memory_stats", "tg.native_handles" (CUdeviceptr, CUstream: NCCL), then "tg.compile_only" (NVRTC
   // without a GPU).
   api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem>(NativeHandlesExtension(CompileOnlyExtension()));

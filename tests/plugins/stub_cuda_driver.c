@@ -1,19 +1,62 @@
-/* stub_cuda_driver.c: a stand-in libcuda.so.1 with one fake device and no way to run anything, for
- * testing the CUDA plugin's discovery and device properties on machines without an NVIDIA GPU.
- * It has every entry point the plugin resolves (plugins/cuda/cuda_decls.h, whose types it mirrors
- * in C: CUresult and CUdevice are int, handles are pointers). Discovery, contexts and streams
- * succeed with fixed values; memory, modules, launches and events answer CUDA_ERROR_NOT_SUPPORTED. */
+/* stub_cuda_driver.c: a stand-in libcuda.so.1 with fake devices that cannot run kernels, for testing
+ * the CUDA plugin's discovery, device properties, copies and their ordering on machines without an
+ * NVIDIA GPU. It has every entry point the plugin resolves (plugins/cuda/cuda_decls.h, whose types
+ * it mirrors in C: CUresult and CUdevice are int, handles are pointers). Discovery, contexts and
+ * streams succeed with fixed values; memory is host memory and copies and events complete at once
+ * (logged for the tests: stub_cuda_call_log); modules and launches answer CUDA_ERROR_NOT_SUPPORTED. */
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum {
   kSuccess = 0,
   kInvalidValue = 1,
+  kOutOfMemory = 2,
   kInvalidDevice = 101,
   kNotSupported = 801,
 };
 
-static int g_context, g_stream; /* their addresses are the one context and stream handed out */
+/* STUB_CUDA_DEVICES (1 or 2, default 1) fake devices, each with one context and one stream handle:
+ * the addresses of g_contexts[i] and g_streams[i]. */
+enum { kMaxDevices = 2 };
+static int g_contexts[kMaxDevices], g_streams[kMaxDevices];
+
+static int DeviceCount(void) {
+  const char* v = getenv("STUB_CUDA_DEVICES");
+  return v != NULL && strcmp(v, "2") == 0 ? 2 : 1;
+}
+static int ContextIndex(const void* context) {
+  for (int i = 0; i < DeviceCount(); ++i) if (context == &g_contexts[i]) return i;
+  return -1;
+}
+static int StreamIndex(const void* stream) {
+  for (int i = 0; i < DeviceCount(); ++i) if (stream == &g_streams[i]) return i;
+  return -1;
+}
+
+/* The calls that order work or move bytes, in order, one name per line, for tests to read through
+ * stub_cuda_call_log (dlsym on the loaded library). */
+static char g_log[1 << 16];
+static pthread_mutex_t g_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static void Log(const char* call) {
+  pthread_mutex_lock(&g_log_mu);
+  size_t used = strlen(g_log), n = strlen(call);
+  if (used + n + 2 < sizeof g_log) {
+    memcpy(g_log + used, call, n);
+    g_log[used + n] = '\n';
+    g_log[used + n + 1] = '\0';
+  }
+  pthread_mutex_unlock(&g_log_mu);
+}
+__attribute__((visibility("default"))) void stub_cuda_call_log(char* out, size_t len) {
+  pthread_mutex_lock(&g_log_mu);
+  strncpy(out, g_log, len - 1);
+  out[len - 1] = '\0';
+  g_log[0] = '\0';
+  pthread_mutex_unlock(&g_log_mu);
+}
 
 int cuInit(unsigned flags) { return flags == 0 ? kSuccess : kInvalidValue; }
 int cuDriverGetVersion(int* version) { *version = 12040; return kSuccess; }
@@ -32,19 +75,21 @@ int cuGetErrorString(int r, const char** text) {
   return *text != NULL ? kSuccess : kInvalidValue;
 }
 
-int cuDeviceGetCount(int* count) { *count = 1; return kSuccess; }
+static int BadDevice(int device) { return device < 0 || device >= DeviceCount(); }
+
+int cuDeviceGetCount(int* count) { *count = DeviceCount(); return kSuccess; }
 int cuDeviceGet(int* device, int ordinal) {
-  if (ordinal != 0) return kInvalidDevice;
-  *device = 0;
+  if (BadDevice(ordinal)) return kInvalidDevice;
+  *device = ordinal;
   return kSuccess;
 }
 int cuDeviceGetName(char* name, int len, int device) {
-  if (device != 0) return kInvalidDevice;
+  if (BadDevice(device)) return kInvalidDevice;
   strncpy(name, "Stub CUDA device", (size_t)len);
   return kSuccess;
 }
 int cuDeviceGetAttribute(int* value, int attribute, int device) {
-  if (device != 0) return kInvalidDevice;
+  if (BadDevice(device)) return kInvalidDevice;
   switch (attribute) {
     case 1: *value = 1024; break;          /* MAX_THREADS_PER_BLOCK */
     case 2: case 3: *value = 1024; break;  /* MAX_BLOCK_DIM_X, _Y */
@@ -58,42 +103,107 @@ int cuDeviceGetAttribute(int* value, int attribute, int device) {
   return kSuccess;
 }
 int cuDeviceTotalMem_v2(size_t* bytes, int device) {
-  if (device != 0) return kInvalidDevice;
+  if (BadDevice(device)) return kInvalidDevice;
   *bytes = (size_t)1 << 30;
   return kSuccess;
 }
 
+/* The calling thread's current context, as the real driver keeps it. */
+static __thread void* t_current;
+
 int cuDevicePrimaryCtxRetain(void** context, int device) {
-  if (device != 0) return kInvalidDevice;
-  *context = &g_context;
+  if (BadDevice(device)) return kInvalidDevice;
+  *context = &g_contexts[device];
   return kSuccess;
 }
-int cuDevicePrimaryCtxRelease_v2(int device) { return device == 0 ? kSuccess : kInvalidDevice; }
-int cuCtxSetCurrent(void* context) { return context == &g_context ? kSuccess : kInvalidValue; }
+int cuDevicePrimaryCtxRelease_v2(int device) { return BadDevice(device) ? kInvalidDevice : kSuccess; }
+int cuCtxSetCurrent(void* context) {
+  if (context != NULL && ContextIndex(context) < 0) return kInvalidValue;
+  t_current = context;
+  return kSuccess;
+}
+int cuCtxGetCurrent(void** context) {
+  *context = t_current;
+  return kSuccess;
+}
 int cuStreamCreate(void** stream, unsigned flags) {
   (void)flags;
-  *stream = &g_stream;
+  int i = ContextIndex(t_current);
+  if (i < 0) return kInvalidValue;
+  *stream = &g_streams[i];
   return kSuccess;
 }
-int cuStreamDestroy_v2(void* stream) { return stream == &g_stream ? kSuccess : kInvalidValue; }
-int cuStreamSynchronize(void* stream) { return stream == &g_stream ? kSuccess : kInvalidValue; }
+int cuStreamDestroy_v2(void* stream) { return StreamIndex(stream) >= 0 ? kSuccess : kInvalidValue; }
+int cuStreamSynchronize(void* stream) {
+  if (StreamIndex(stream) < 0) return kInvalidValue;
+  Log("cuStreamSynchronize");
+  return kSuccess;
+}
 
 typedef unsigned long long CUdeviceptr;
 
-int cuMemAlloc_v2(CUdeviceptr* ptr, size_t n) { (void)ptr, (void)n; return kNotSupported; }
-int cuMemFree_v2(CUdeviceptr ptr) { (void)ptr; return kNotSupported; }
+/* Memory is the host's: a CUdeviceptr is a malloc'd address, and copies run at once. Page-locked
+ * host memory is plain malloc too. */
+int cuMemAlloc_v2(CUdeviceptr* ptr, size_t n) {
+  void* p = malloc(n);
+  if (p == NULL) return kOutOfMemory;
+  *ptr = (CUdeviceptr)(uintptr_t)p;
+  Log("cuMemAlloc");
+  return kSuccess;
+}
+int cuMemFree_v2(CUdeviceptr ptr) {
+  free((void*)(uintptr_t)ptr);
+  Log("cuMemFree");
+  return kSuccess;
+}
+int cuMemHostAlloc(void** ptr, size_t n, unsigned flags) {
+  (void)flags;
+  *ptr = malloc(n);
+  if (*ptr == NULL) return kOutOfMemory;
+  Log("cuMemHostAlloc");
+  return kSuccess;
+}
+int cuMemFreeHost(void* ptr) {
+  free(ptr);
+  Log("cuMemFreeHost");
+  return kSuccess;
+}
 int cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, size_t n, void* stream) {
-  (void)dst, (void)src, (void)n, (void)stream;
-  return kNotSupported;
+  if (StreamIndex(stream) < 0) return kInvalidValue;
+  memcpy((void*)(uintptr_t)dst, src, n);
+  Log("cuMemcpyHtoDAsync");
+  return kSuccess;
 }
 int cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, size_t n, void* stream) {
-  (void)dst, (void)src, (void)n, (void)stream;
-  return kNotSupported;
+  if (StreamIndex(stream) < 0) return kInvalidValue;
+  memcpy(dst, (const void*)(uintptr_t)src, n);
+  Log("cuMemcpyDtoHAsync");
+  return kSuccess;
 }
 int cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, void* stream) {
-  (void)dst, (void)src, (void)n, (void)stream;
-  return kNotSupported;
+  if (StreamIndex(stream) < 0) return kInvalidValue;
+  memmove((void*)(uintptr_t)dst, (const void*)(uintptr_t)src, n);
+  Log("cuMemcpyDtoDAsync");
+  return kSuccess;
 }
+int cuMemcpyPeerAsync(CUdeviceptr dst, void* dst_ctx, CUdeviceptr src, void* src_ctx, size_t n, void* stream) {
+  if (ContextIndex(dst_ctx) < 0 || ContextIndex(src_ctx) < 0 || StreamIndex(stream) < 0) return kInvalidValue;
+  memmove((void*)(uintptr_t)dst, (const void*)(uintptr_t)src, n);
+  Log("cuMemcpyPeerAsync");
+  return kSuccess;
+}
+int cuDeviceCanAccessPeer(int* can, int device, int peer) {
+  if (device < 0 || device >= DeviceCount() || peer < 0 || peer >= DeviceCount()) return kInvalidDevice;
+  *can = 1;
+  return kSuccess;
+}
+int cuCtxEnablePeerAccess(void* peer, unsigned flags) {
+  (void)flags;
+  if (ContextIndex(peer) < 0) return kInvalidValue;
+  Log("cuCtxEnablePeerAccess");
+  return kSuccess;
+}
+
 int cuModuleLoadDataEx(void** module, const void* image, unsigned n, int* options, void** values) {
   (void)module, (void)image, (void)n, (void)options, (void)values;
   return kNotSupported;
@@ -109,9 +219,33 @@ int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
   (void)params, (void)extra;
   return kNotSupported;
 }
-int cuEventCreate(void** event, unsigned flags) { (void)event, (void)flags; return kNotSupported; }
-int cuEventRecord(void* event, void* stream) { (void)event, (void)stream; return kNotSupported; }
-int cuEventQuery(void* event) { (void)event; return kNotSupported; }
-int cuEventSynchronize(void* event) { (void)event; return kNotSupported; }
-int cuEventElapsedTime(float* ms, void* start, void* end) { (void)ms, (void)start, (void)end; return kNotSupported; }
-int cuEventDestroy_v2(void* event) { (void)event; return kNotSupported; }
+
+/* Events: work runs at once, so every recorded event is complete. */
+static int g_event;
+int cuEventCreate(void** event, unsigned flags) {
+  (void)flags;
+  *event = &g_event;
+  return kSuccess;
+}
+int cuEventRecord(void* event, void* stream) {
+  if (event != &g_event || StreamIndex(stream) < 0) return kInvalidValue;
+  Log("cuEventRecord");
+  return kSuccess;
+}
+int cuStreamWaitEvent(void* stream, void* event, unsigned flags) {
+  (void)flags;
+  if (event != &g_event || StreamIndex(stream) < 0) return kInvalidValue;
+  Log("cuStreamWaitEvent");
+  return kSuccess;
+}
+int cuEventQuery(void* event) { return event == &g_event ? kSuccess : kInvalidValue; }
+int cuEventSynchronize(void* event) {
+  Log("cuEventSynchronize");
+  return event == &g_event ? kSuccess : kInvalidValue;
+}
+int cuEventElapsedTime(float* ms, void* start, void* end) {
+  if (start != &g_event || end != &g_event) return kInvalidValue;
+  *ms = 0.f;
+  return kSuccess;
+}
+int cuEventDestroy_v2(void* event) { return event == &g_event ? kSuccess : kInvalidValue; }
