@@ -94,7 +94,8 @@ bool Parse(int argc, char** argv, Args* a) {
 std::vector<Case> AllCases(const Plugin& config) {
   std::vector<Case> all;
   for (std::vector<Case> tier : {Tier0AbiCases(), Tier1MemoryCases(), Tier2ProgramCases(),
-                                 Tier2HostKernelCases(config), Tier3ExecutionCases(), Tier4RobustnessCases()}) {
+                                 Tier2HostKernelCases(config), Tier3ExecutionCases(), Tier3OrderingCases(),
+                                 Tier4RobustnessCases()}) {
     all.insert(all.end(), tier.begin(), tier.end());
   }
   return all;

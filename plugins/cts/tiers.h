@@ -17,6 +17,7 @@ std::vector<Case> Tier2ProgramCases();     // tier2_programs.cc: the corpus per 
 // |config| (--host-corpus, the runfiles) locates.
 std::vector<Case> Tier2HostKernelCases(const Plugin& config);
 std::vector<Case> Tier3ExecutionCases();   // tier3_execution.cc: ordering, events, timing
+std::vector<Case> Tier3OrderingCases();    // tier3_ordering.cc: ABI 1.1 ordering across devices, host memory
 std::vector<Case> Tier4RobustnessCases();  // tier4_robustness.cc: threads, teardown, re-init
 
 }  // namespace tg_cts
