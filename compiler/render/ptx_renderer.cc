@@ -1,8 +1,11 @@
 #include "compiler/render/ptx_renderer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -13,7 +16,7 @@
 namespace tg::compiler {
 namespace {
 
-// PTX keeps sub-word integers in 16-bit registers; each class is declared once as "%<prefix><N>".
+// PTX keeps sub-word integers and float16 in 16-bit registers; each class is declared once as "%<prefix><N>".
 enum class RegClass { kPred, kB16, kB32, kB64, kF32, kF64 };
 constexpr const char* kRegPrefix[] = {"%p", "%rs", "%r", "%rd", "%f", "%fd"};
 constexpr const char* kRegDecl[] = {".pred", ".b16", ".b32", ".b64", ".f32", ".f64"};
@@ -23,6 +26,7 @@ RegClass ClassOf(DType d) {
   switch (d.scalar()) {
     case ScalarType::kBool: return RegClass::kPred;
     case ScalarType::kInt8: case ScalarType::kUInt8: case ScalarType::kInt16: case ScalarType::kUInt16:
+    case ScalarType::kFloat16:
       return RegClass::kB16;
     case ScalarType::kInt32: case ScalarType::kUInt32: return RegClass::kB32;
     case ScalarType::kInt64: case ScalarType::kUInt64: return RegClass::kB64;
@@ -32,26 +36,52 @@ RegClass ClassOf(DType d) {
   }
 }
 
-// The instruction type of a value in a register ("s32", "f32"; sub-word ints compute as 16 bits).
+bool IsHalf(DType d) { return d == dtypes::float16; }
+
+// The instruction type of a value in a register ("s32", "f16"; sub-word ints compute as 16 bits).
 std::string RegType(DType d) {
   if (d.is_bool()) return "pred";
-  if (d.is_float()) return d == dtypes::float64 ? "f64" : "f32";
+  if (d.is_float()) return IsHalf(d) ? "f16" : d == dtypes::float64 ? "f64" : "f32";
   int bits = std::max(16, d.itemsize() * 8);
   return absl::StrCat(d.is_unsigned() ? "u" : "s", bits);
 }
 
-// The type of a value in memory ("s8", "u8" for bool) and as a conversion operand.
+std::string Bits(DType d) { return absl::StrCat("b", std::max(16, d.itemsize() * 8)); }
+
+// The type of a value in memory ("s8", "u8" for bool) and as an integer conversion operand. ld and st
+// have no .f16: a half moves as its 16 bits.
 std::string MemType(DType d) {
   if (d.is_bool()) return "u8";
+  if (IsHalf(d)) return "b16";
   if (d.is_float()) return RegType(d);
   return absl::StrCat(d.is_unsigned() ? "u" : "s", d.itemsize() * 8);
 }
 
-std::string Bits(DType d) { return absl::StrCat("b", std::max(16, d.itemsize() * 8)); }
+// The type of mov and selp, which have .f32/.f64 but no .f16: a half is copied as .b16.
+std::string MovType(DType d) {
+  if (d.is_bool()) return "pred";
+  return d.is_float() && !IsHalf(d) ? RegType(d) : Bits(d);
+}
+
+// IEEE binary16 bits of |v| rounded to the nearest half: PTX spells no f16 literal, so a half constant
+// is these bits moved into a .b16 register.
+uint16_t HalfBits(double v) {
+  v = ConstToDouble(CastConst(v, dtypes::float16));
+  uint16_t sign = std::signbit(v) ? 0x8000 : 0;
+  v = std::fabs(v);
+  if (std::isnan(v)) return sign | 0x7E00;
+  if (std::isinf(v)) return sign | 0x7C00;
+  if (v < 0x1p-14) return sign | static_cast<uint16_t>(v * 0x1p24);  // subnormal (and 0): multiples of 2^-24
+  int exp = 0;
+  double m = std::frexp(v, &exp);  // v = m * 2^exp, 0.5 <= m < 1: biased exponent exp - 1 + 15
+  return sign | static_cast<uint16_t>((exp + 14) << 10) | static_cast<uint16_t>((m * 2 - 1) * 1024);
+}
 
 std::string Immediate(const ConstValue& v, DType d) {
   char buf[40];
-  if (d == dtypes::float32) {
+  if (IsHalf(d)) {
+    std::snprintf(buf, sizeof buf, "0x%04X", HalfBits(ConstToDouble(v)));
+  } else if (d == dtypes::float32) {
     float f = static_cast<float>(ConstToDouble(v));
     uint32_t bits;
     std::memcpy(&bits, &f, 4);
@@ -69,8 +99,25 @@ std::string Immediate(const ConstValue& v, DType d) {
   return buf;
 }
 
+// float16 arithmetic: what PTX has in .f16 (sm_53 on) runs natively; the rest (div, rcp, sqrt, trunc,
+// the transcendentals), and everything before sm_53, computes in float32 and rounds back once. That
+// is the simplest spelling that changes no value: every half is exact in float32, and a float32 result
+// of + - * / sqrt (24 bits, at least 2p+2 for a half's p = 11) rounded again to half is the correctly
+// rounded half result (only MULACC before sm_53 may round twice where fma.rn.f16 rounds once). Moves,
+// selects and conversions need no f16 ALU on any target.
+bool NativeHalf(Ops op, int sm) {
+  switch (op) {
+    case Ops::kCast: case Ops::kBitcast: case Ops::kWhere: return true;
+    case Ops::kAdd: case Ops::kMul: case Ops::kMulAcc: case Ops::kNeg: case Ops::kMax:
+    case Ops::kCmpLt: case Ops::kCmpNe: case Ops::kCmpEq:
+      return sm >= 53;
+    default: return false;
+  }
+}
+
 class PtxEmitter {
  public:
+  explicit PtxEmitter(int sm) : sm_(sm) {}
   std::string Run(const std::string& name, const std::vector<UOpRef>& ops, const std::string& header);
 
  private:
@@ -87,11 +134,14 @@ class PtxEmitter {
   const std::string& Of(const UOpRef& u) { return value_.at(u.get()); }
   void Emit(const UOpRef& u, const std::string& name);
   std::string Alu(const UOpRef& u);
+  std::string Alu(Ops op, DType dt, const std::vector<DType>& types, const std::vector<std::string>& a);
   std::string Cast(DType from, DType to, const std::string& x);
   std::string Address(const UOpRef& index);
   void EmitConst(const UOpRef& u);
+  void EmitLocal(const UOpRef& u);
 
-  std::string body_, prologue_;
+  int sm_;
+  std::string body_, prologue_, shared_;
   int count_[6] = {1, 1, 1, 1, 1, 1};  // register 0 unused, as nvcc does
   int labels_ = 0;
   std::vector<std::pair<std::string, std::string>> loops_;  // (counter register, label id)
@@ -106,21 +156,35 @@ void PtxEmitter::EmitConst(const UOpRef& u) {
   if (d.is_bool())
     absl::StrAppend(&prologue_, "\tsetp.ne.u32 ", r, ", ", ConstToInt(u->const_value()) != 0 ? 1 : 0, ", 0;\n");
   else
-    absl::StrAppend(&prologue_, "\tmov.", d.is_float() ? RegType(d) : Bits(d), " ", r, ", ",
-                    Immediate(u->const_value(), d), ";\n");
+    absl::StrAppend(&prologue_, "\tmov.", MovType(d), " ", r, ", ", Immediate(u->const_value(), d), ";\n");
   value_[u.get()] = r;
+}
+
+// DEFINE_LOCAL: a .shared byte array of the kernel, its address (in the shared window, no cvta)
+// taken once from its symbol; LOAD and STORE add the offset and use ld/st.shared.
+void PtxEmitter::EmitLocal(const UOpRef& u) {
+  std::string var = absl::StrCat("temp", u->arg_as<int64_t>()), base = Reg(dtypes::int64);
+  int size = std::max(1, u->dtype().base().itemsize());  // bool is a byte, as in global memory
+  absl::StrAppend(&shared_, "\t.shared .align ", size, " .b8 ", var, "[", u->src(0)->const_int() * size, "];\n");
+  absl::StrAppend(&prologue_, "\tmov.u64 ", base, ", ", var, ";\n");
+  value_[u.get()] = base;
 }
 
 std::string PtxEmitter::Cast(DType from, DType to, const std::string& x) {
   if (from == to) return x;
   if (to.is_bool()) {
+    if (IsHalf(from))  // on the bits: all but +-0 is true, NaN included, as C's (bool)
+      return Def(to, "setp.ne.u16", {Def(dtypes::uint16, "and.b16", {x, "0x7FFF"}), "0"});
     std::string zero = from.is_float() ? Immediate(0.0, from) : "0";
     return Def(to, absl::StrCat("setp.", from.is_float() ? "neu." : "ne.", RegType(from)), {x, zero});
   }
   if (from.is_bool())
-    return Def(to, "selp." + (to.is_float() ? RegType(to) : Bits(to)),
+    return Def(to, "selp." + MovType(to),
                {to.is_float() ? Immediate(1.0, to) : "1", to.is_float() ? Immediate(0.0, to) : "0", x});
-  if (from.is_float() && to.is_float()) return Def(to, to.itemsize() > from.itemsize() ? "cvt.f64.f32" : "cvt.rn.f32.f64", {x});
+  if (from.is_float() && to.is_float()) {  // widening is exact; narrowing rounds to nearest even
+    const char* cvt = to.itemsize() > from.itemsize() ? "cvt." : "cvt.rn.";
+    return Def(to, absl::StrCat(cvt, RegType(to), ".", RegType(from)), {x});
+  }
   if (from.is_float()) return Def(to, absl::StrCat("cvt.rzi.", MemType(to), ".", RegType(from)), {x});
   if (to.is_float()) return Def(to, absl::StrCat("cvt.rn.", RegType(to), ".", MemType(from)), {x});
   if (ClassOf(from) == ClassOf(to) && from.itemsize() == to.itemsize()) return Def(to, "mov." + Bits(to), {x});
@@ -128,9 +192,23 @@ std::string PtxEmitter::Cast(DType from, DType to, const std::string& x) {
 }
 
 std::string PtxEmitter::Alu(const UOpRef& u) {
-  DType dt = u->dtype(), t = u->src(0)->dtype();
+  std::vector<DType> types;
   std::vector<std::string> a;
-  for (const UOpRef& s : u->src()) a.push_back(Of(s));
+  for (const UOpRef& s : u->src()) {
+    types.push_back(s->dtype());
+    a.push_back(Of(s));
+  }
+  bool half = IsHalf(u->dtype()) || std::any_of(types.begin(), types.end(), IsHalf);
+  if (!half || NativeHalf(u->op(), sm_)) return Alu(u->op(), u->dtype(), types, a);
+  for (size_t i = 0; i < a.size(); ++i)  // promoted: see NativeHalf
+    if (IsHalf(types[i])) a[i] = Cast(std::exchange(types[i], dtypes::float32), dtypes::float32, a[i]);
+  if (!IsHalf(u->dtype())) return Alu(u->op(), u->dtype(), types, a);
+  return Cast(dtypes::float32, u->dtype(), Alu(u->op(), dtypes::float32, types, a));
+}
+
+// |op| of values |a| of types |types| into a |dt|: scalar PTX, float16 only where NativeHalf.
+std::string PtxEmitter::Alu(Ops op, DType dt, const std::vector<DType>& types, const std::vector<std::string>& a) {
+  DType t = types[0];
   std::string rt = RegType(t);
   bool fl = t.is_float(), pred = t.is_bool();
   // |f| for floats, |i| for integers (typed by RegType, or by width for bitwise ops), |p| for bools.
@@ -138,7 +216,7 @@ std::string PtxEmitter::Alu(const UOpRef& u) {
     std::string opcode = pred ? p : fl ? absl::StrCat(f, ".", rt) : absl::StrCat(i, ".", bitwise ? Bits(t) : rt);
     return Def(dt, opcode, {a[0], a[1]});
   };
-  switch (u->op()) {
+  switch (op) {
     case Ops::kAdd: return arith("add", "add", "or.pred");
     case Ops::kMul: return arith("mul", "mul.lo", "and.pred");
     case Ops::kIdiv: case Ops::kFdiv: return arith("div.rn", "div", "and.pred");
@@ -147,8 +225,8 @@ std::string PtxEmitter::Alu(const UOpRef& u) {
     case Ops::kOr: return arith("or", "or", "or.pred", true);
     case Ops::kXor: return arith("xor", "xor", "xor.pred", true);
     case Ops::kShl: case Ops::kShr: {  // the shift amount is always a .u32
-      std::string amount = u->src(1)->dtype().itemsize() == 4 ? a[1] : Cast(u->src(1)->dtype(), dtypes::uint32, a[1]);
-      return Def(dt, u->op() == Ops::kShl ? "shl." + Bits(t) : "shr." + rt, {a[0], amount});
+      std::string amount = types[1].itemsize() == 4 ? a[1] : Cast(types[1], dtypes::uint32, a[1]);
+      return Def(dt, op == Ops::kShl ? "shl." + Bits(t) : "shr." + rt, {a[0], amount});
     }
     case Ops::kCmpLt:
       if (pred) return Def(dt, "and.pred", {Def(dt, "not.pred", {a[0]}), a[1]});  // !a & b
@@ -162,14 +240,14 @@ std::string PtxEmitter::Alu(const UOpRef& u) {
     case Ops::kMax: {  // C: (a<b)?b:a, NaN included (max.f32 would drop the NaN)
       if (pred) return Def(dt, "or.pred", {a[0], a[1]});
       std::string lt = Def(dtypes::bool_, "setp.lt." + rt, {a[0], a[1]});
-      return Def(dt, "selp." + (fl ? rt : Bits(t)), {a[1], a[0], lt});
+      return Def(dt, "selp." + MovType(t), {a[1], a[0], lt});
     }
     case Ops::kWhere: {
-      DType vt = u->src(1)->dtype();
+      DType vt = types[1];
       if (vt.is_bool())  // (c & a) | (!c & b)
         return Def(dt, "or.pred", {Def(dt, "and.pred", {a[0], a[1]}),
                                    Def(dt, "and.pred", {Def(dt, "not.pred", {a[0]}), a[2]})});
-      return Def(dt, "selp." + (vt.is_float() ? RegType(vt) : Bits(vt)), {a[1], a[2], a[0]});
+      return Def(dt, "selp." + MovType(vt), {a[1], a[2], a[0]});
     }
     case Ops::kMulAcc: return Def(dt, fl ? "fma.rn." + rt : "mad.lo." + rt, {a[0], a[1], a[2]});
     case Ops::kNeg: return Def(dt, pred ? "not.pred" : "neg." + (fl ? rt : absl::StrCat("s", Bits(t).substr(1))), {a[0]});
@@ -178,16 +256,19 @@ std::string PtxEmitter::Alu(const UOpRef& u) {
     case Ops::kTrunc: return Def(dt, absl::StrCat("cvt.rzi.", rt, ".", rt), {a[0]});
     case Ops::kExp2: case Ops::kLog2: case Ops::kSin: {
       if (t != dtypes::float32)
-        throw Error("ptx renderer: " + std::string(OpName(u->op())) + " on " + t.name() +
+        throw Error("ptx renderer: " + std::string(OpName(op)) + " on " + t.name() +
                     " has no PTX instruction (render cuda-c instead)");
-      const char* ins = u->op() == Ops::kExp2 ? "ex2.approx.f32" : u->op() == Ops::kLog2 ? "lg2.approx.f32" : "sin.approx.f32";
+      const char* ins = op == Ops::kExp2 ? "ex2.approx.f32" : op == Ops::kLog2 ? "lg2.approx.f32" : "sin.approx.f32";
       return Def(dt, ins, {a[0]});
     }
     case Ops::kCast: return Cast(t, dt, a[0]);
     case Ops::kBitcast: return Def(dt, "mov." + Bits(dt), {a[0]});
-    default: throw Error("ptx renderer: no spelling for " + std::string(OpName(u->op())));
+    default: throw Error("ptx renderer: no spelling for " + std::string(OpName(op)));
   }
 }
+
+// The state space an INDEX points into: a DEFINE_LOCAL's array or a global buffer.
+std::string Space(const UOpRef& index) { return index->src(0)->op() == Ops::kDefineLocal ? "shared" : "global"; }
 
 std::string PtxEmitter::Address(const UOpRef& index) {
   const UOpRef &buf = index->src(0), &idx = index->src(1);
@@ -209,6 +290,8 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
       break;
     }
     case Ops::kConst: EmitConst(u); break;
+    case Ops::kDefineLocal: EmitLocal(u); break;
+    case Ops::kBarrier: Ins("bar.sync 0"); break;  // the group's shared stores are visible after it
     case Ops::kDefineVar: break;  // a parameter, loaded in Run
     case Ops::kSpecial: {
       const std::string& s = u->arg_as<std::string>();
@@ -240,16 +323,14 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
     case Ops::kDefineAcc: {  // registers are mutable: the accumulator is one register, ASSIGN a mov
       std::string r = Reg(u->dtype());
       DType d = u->dtype();
-      Ins(d.is_bool() ? absl::StrCat("mov.pred ", r, ", ", Of(u->src(0)))
-                      : absl::StrCat("mov.", d.is_float() ? RegType(d) : Bits(d), " ", r, ", ", Of(u->src(0))));
+      Ins(absl::StrCat("mov.", MovType(d), " ", r, ", ", Of(u->src(0))));
       value_[u.get()] = r;
       reduce_acc_[u->src(1).get()] = r;
       break;
     }
     case Ops::kAssign: {
       DType d = u->src(0)->dtype();
-      Ins(absl::StrCat("mov.", d.is_bool() ? "pred" : (d.is_float() ? RegType(d) : Bits(d)), " ", Of(u->src(0)), ", ",
-                       Of(u->src(1))));
+      Ins(absl::StrCat("mov.", MovType(d), " ", Of(u->src(0)), ", ", Of(u->src(1))));
       break;
     }
     case Ops::kReduce: value_[u.get()] = reduce_acc_.at(u.get()); break;
@@ -260,9 +341,10 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
       bool gated = !gate->is_const_value(true);
       std::string addr = Address(u->src(0)), raw = Reg(d.is_bool() ? dtypes::uint16 : d);
       if (gated)  // a masked-off load reads 0, as in C
-        Ins(absl::StrCat("mov.", d.is_float() ? RegType(d) : (d.is_bool() ? "b16" : Bits(d)), " ", raw, ", ",
+        Ins(absl::StrCat("mov.", d.is_bool() ? "b16" : MovType(d), " ", raw, ", ",
                          d.is_float() ? Immediate(0.0, d) : "0"));
-      Ins(absl::StrCat(gated ? "@" + Of(gate) + " " : "", "ld.global.", MemType(d), " ", raw, ", [", addr, "]"));
+      Ins(absl::StrCat(gated ? "@" + Of(gate) + " " : "", "ld.", Space(u->src(0)), ".", MemType(d), " ", raw, ", [",
+                       addr, "]"));
       value_[u.get()] = d.is_bool() ? Def(d, "setp.ne.u16", {raw, "0"}) : raw;
       break;
     }
@@ -271,8 +353,8 @@ void PtxEmitter::Emit(const UOpRef& u, const std::string& name) {
       const UOpRef& gate = u->src(0)->src(2);
       std::string addr = Address(u->src(0)), v = Of(u->src(1));
       if (d.is_bool()) v = Def(dtypes::uint16, "selp.b16", {"1", "0", v});
-      Ins(absl::StrCat(gate->is_const_value(true) ? "" : "@" + Of(gate) + " ", "st.global.", MemType(d), " [", addr,
-                       "], ", v));
+      Ins(absl::StrCat(gate->is_const_value(true) ? "" : "@" + Of(gate) + " ", "st.", Space(u->src(0)), ".",
+                       MemType(d), " [", addr, "], ", v));
       break;
     }
     default: value_[u.get()] = Alu(u);
@@ -295,7 +377,7 @@ std::string PtxEmitter::Run(const std::string& name, const std::vector<UOpRef>& 
     params.push_back(absl::StrCat("\t.param .s32 ", name, "_param_", buffers + i));
   std::string out = header + absl::StrCat(".visible .entry ", name, "(\n", absl::StrJoin(params, ",\n"), "\n)\n{\n");
   for (int c = 0; c < 6; ++c) absl::StrAppend(&out, "\t.reg ", kRegDecl[c], " ", kRegPrefix[c], "<", count_[c], ">;\n");
-  return out + prologue_ + body_ + "\tret;\n}\n";
+  return out + shared_ + prologue_ + body_ + "\tret;\n}\n";
 }
 
 }  // namespace
@@ -313,7 +395,7 @@ std::string PtxRenderer::Render(const std::string& name, const std::vector<UOpRe
                         : sm_ >= 80 ? "7.0" : sm_ >= 75 ? "6.3" : "6.0";
   std::string header = absl::StrCat("//\n// ", name, ": generated by tinygrad-cc (ptx renderer)\n//\n.version ", version,
                                     "\n.target ", arch_, "\n.address_size 64\n\n");
-  return PtxEmitter().Run(name, ops, header);
+  return PtxEmitter(sm_).Run(name, ops, header);
 }
 
 }  // namespace tg::compiler

@@ -16,8 +16,11 @@ namespace tg::compiler {
 // are not vectorized). Numerics follow CUDA C's defaults: IEEE div/sqrt/rcp (.rn), a*b+c may fuse
 // (fma, as nvcc's --fmad=true), exp2/log2/sin use the .approx instructions (CUDA's fast-math ones; about
 // 2 ulp, and sin loses accuracy far from [-pi, pi]). float64 exp2/log2/sin have no PTX instruction:
-// codegen gives them as polynomials (NativeTranscendental); rendering one throws. float16/bfloat16 are
-// not supported yet.
+// codegen gives them as polynomials (NativeTranscendental); rendering one throws. float16 lives in .b16
+// registers: add/mul/fma/neg/compares natively from sm_53, the other math in float32 rounded back
+// (exact; see NativeHalf in the .cc). DEFINE_LOCAL is a .shared array, BARRIER bar.sync 0, so GROUP
+// reduces render. bfloat16 is not supported yet (codegen computes it in float32, but its loads,
+// stores and casts are not spelled).
 class PtxRenderer : public Renderer {
  public:
   // |arch| "sm_90" (default when empty or not of that form); it selects .target and the PTX ISA version.
@@ -27,6 +30,8 @@ class PtxRenderer : public Renderer {
   bool NativeTranscendental(Ops op, DType dtype, bool vectorized) const override {
     return dtype.base() == dtypes::float32;
   }
+  // Local arrays in .shared and bar.sync: GROUP and GROUPTOP reduce through them as on cuda-c.
+  bool has_shared_memory() const override { return true; }
   const std::string& arch() const { return arch_; }
   std::string Render(const std::string& name, const std::vector<UOpRef>& ops) const override;
 

@@ -104,7 +104,6 @@ HostKernel Half(const std::string& device) {
   k.atol = 1e-3;
   k.rtol = 1e-3;  // float16 has 11 significant bits
   k.needs_fp16 = true;
-  k.unrendered_in = {"ptx"};
   return k;
 }
 

@@ -43,7 +43,7 @@ struct HostKernel {
   // A float16 kernel: on the GPU dialects the device must declare TG_CAP_FP16, as the host requires
   // (compiler::Target::fp16); the CPU dialects compute half whatever the caps say.
   bool needs_fp16 = false;
-  // Dialects whose renderer refuses this kernel today (ptx has no float16 yet). The manifest lists each
+  // Dialects whose renderer refuses this kernel today (none at present). The manifest lists each
   // with the renderer's reason; one that starts rendering fails the generator, so the gap is closed
   // by adding its file to BUILD.bazel rather than going unnoticed.
   std::vector<std::string> unrendered_in;
