@@ -16,8 +16,11 @@ using tg_kit::Guard;
 using tg_kit::GuardVoid;
 using tg_kit::MakeError;
 
-// NULL for CUDA_SUCCESS, else "<what>: <CUresult name>" with a matching code (out of memory ->
-// RESOURCE_EXHAUSTED, faults -> ABORTED, bad images -> FAILED_PRECONDITION, else INTERNAL).
+// NULL for CUDA_SUCCESS, else "<what>: <CUresult name>" with a matching code: the sticky faults
+// that leave the context unusable (illegal address, launch failure or timeout, misaligned address,
+// illegal instruction, device assert, ...) -> ABORTED; out of memory and launches too large for the
+// SM's resources -> RESOURCE_EXHAUSTED; bad images and a destroyed context -> FAILED_PRECONDITION;
+// no device or a driver shutting down -> UNAVAILABLE; else INTERNAL.
 tg_error* CheckCu(CUresult r, const std::string& what) noexcept;
 
 }  // namespace tg_cuda

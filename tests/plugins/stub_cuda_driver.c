@@ -3,7 +3,8 @@
  * NVIDIA GPU. It has every entry point the plugin resolves (plugins/cuda/cuda_decls.h, whose types
  * it mirrors in C: CUresult and CUdevice are int, handles are pointers). Discovery, contexts and
  * streams succeed with fixed values; memory is host memory and copies and events complete at once
- * (logged for the tests: stub_cuda_call_log); modules and launches answer CUDA_ERROR_NOT_SUPPORTED. */
+ * (logged for the tests: stub_cuda_call_log); modules and launches answer CUDA_ERROR_NOT_SUPPORTED.
+ * Tests make it fail as a real driver would through the stub_cuda_* functions it exports. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -134,10 +135,16 @@ int cuStreamCreate(void** stream, unsigned flags) {
   return kSuccess;
 }
 int cuStreamDestroy_v2(void* stream) { return StreamIndex(stream) >= 0 ? kSuccess : kInvalidValue; }
+/* The CUresult the next cuStreamSynchronize returns instead of success (0: none), set by tests
+ * through stub_cuda_fail_next_sync: a kernel fault surfaces there on a real device. */
+static int g_next_sync_error;
+__attribute__((visibility("default"))) void stub_cuda_fail_next_sync(int code) {
+  __atomic_store_n(&g_next_sync_error, code, __ATOMIC_SEQ_CST);
+}
 int cuStreamSynchronize(void* stream) {
   if (StreamIndex(stream) < 0) return kInvalidValue;
   Log("cuStreamSynchronize");
-  return kSuccess;
+  return __atomic_exchange_n(&g_next_sync_error, 0, __ATOMIC_SEQ_CST);
 }
 
 typedef unsigned long long CUdeviceptr;
