@@ -335,17 +335,16 @@ bool Device::OrdersWithEvents() const {
 
 absl::StatusOr<DeviceEvent> Device::RecordEvent() {
   const tg_plugin_api& api = plugin_.api();
-  if (!ApiHas(api, TG_SIZE_TO(tg_plugin_api, event_record), &tg_plugin_api::event_record)) {
-    if (absl::Status s = Synchronize(); !s.ok()) return s;
-    return DeviceEvent();
-  }
   tg_event* raw = nullptr;
-  std::lock_guard<std::mutex> lock(stream_mu_);
-  if (absl::Status s = plugin_.Check(api.event_record(handle_, nullptr, &raw), absl::StrCat("event_record on ", name()));
-      !s.ok()) {
-    return s;
+  if (ApiHas(api, TG_SIZE_TO(tg_plugin_api, event_record), &tg_plugin_api::event_record)) {
+    std::lock_guard<std::mutex> lock(stream_mu_);
+    absl::Status s = plugin_.Check(api.event_record(handle_, nullptr, &raw), absl::StrCat("event_record on ", name()));
+    if (!s.ok()) return s;
   }
-  return DeviceEvent(&api, raw);
+  if (raw != nullptr) return DeviceEvent(&api, raw);
+  // No event_record, or no event from it: what it would have covered is done once the device is.
+  if (absl::Status s = Synchronize(); !s.ok()) return s;
+  return DeviceEvent();
 }
 
 absl::Status Device::WaitFor(const DeviceEvent& event) {
@@ -370,23 +369,22 @@ absl::Status Device::WriteBuffer(Buffer& buffer, uint64_t offset, const void* sr
   TraceSpan span("copy", "copy in (host to device)", name());
   if (span.active()) DescribeCopy(span, buffer, nbytes);
   const tg_plugin_api& api = plugin_.api();
-  if (!staging_.Stages(nbytes)) {
+  // Without page-locked memory (none offered, too large, or none left to lock) the copy reads |src|
+  // before returning.
+  absl::StatusOr<PinnedStaging::Block> block =
+      staging_.Stages(nbytes) ? staging_.Acquire(nbytes) : absl::UnavailableError("not staged");
+  if (!block.ok()) {
     std::lock_guard<std::mutex> lock(stream_mu_);
     return plugin_.Check(api.copy_h2d(nullptr, buffer.handle(), offset, src, nbytes, nullptr),
                          absl::StrCat("copy to ", name()));
   }
-  absl::StatusOr<PinnedStaging::Block> block = staging_.Acquire(nbytes);
-  if (!block.ok()) return block.status();
   std::memcpy(block->ptr, src, nbytes);
   tg_event* copied = nullptr;
   tg_error* e;
   {
     std::lock_guard<std::mutex> lock(stream_mu_);
     e = api.copy_h2d(nullptr, buffer.handle(), offset, block->ptr, nbytes, &copied);
-  }
-  if (e == nullptr && copied == nullptr) {  // a plugin that gave no event: the copy must be over first
-    std::lock_guard<std::mutex> lock(stream_mu_);
-    e = api.stream_sync(handle_, nullptr);
+    if (e == nullptr && copied == nullptr) e = api.stream_sync(handle_, nullptr);  // no event: wait here
   }
   staging_.Release(*block, copied != nullptr ? DeviceEvent(&api, copied) : DeviceEvent());
   if (e == nullptr) return absl::OkStatus();  // the message below is built only for an error
