@@ -4,6 +4,7 @@
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/cuda_event.h"
 #include "plugins/cuda/cuda_peer.h"
+#include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
 namespace {
@@ -23,7 +24,7 @@ tg_error* CheckCopy(const std::string& what, tg_stream* stream, const tg_buffer*
                                                    std::to_string(bytes) + ") is outside the " +
                                                    std::to_string(b->size) + "-byte buffer");
   }
-  return MakeCurrent(b->device);
+  return nullptr;
 }
 
 // After an enqueued copy: an event for the host, or (|done| == NULL) a wait so host memory is
@@ -44,7 +45,8 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
     return MakeError(TG_CODE_RESOURCE_EXHAUSTED, "buffer_alloc: " + std::to_string(bytes) +
                                                      " bytes is more than the device's memory");
   }
-  if (tg_error* e = MakeCurrent(device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(device)) return e;
   CUdeviceptr ptr = 0;
   if (tg_error* e = CheckCu(Cu().cuMemAlloc_v2(&ptr, bytes), "buffer_alloc: cuMemAlloc")) return e;
   *out = new tg_buffer{device, ptr, bytes};
@@ -54,7 +56,8 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
 
 void BufferFree(tg_buffer* buffer) {
   if (buffer == nullptr) return;
-  if (MakeCurrent(buffer->device) == nullptr) {
+  ScopedContext current;
+  if (current.TryEnter(buffer->device)) {
     Cu().cuStreamSynchronize(buffer->device->stream);
     Cu().cuMemFree_v2(buffer->ptr);
     buffer->device->memory.Freed(buffer->size);
@@ -65,19 +68,23 @@ void BufferFree(tg_buffer* buffer) {
 tg_error* HostAlloc(tg_device* device, uint64_t bytes, void** out_ptr) {
   if (device == nullptr || out_ptr == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "host_alloc: NULL argument");
   if (bytes == 0) return MakeError(TG_CODE_INVALID_ARGUMENT, "host_alloc: 0 bytes");
-  if (tg_error* e = MakeCurrent(device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(device)) return e;
   return CheckCu(Cu().cuMemHostAlloc(out_ptr, bytes, CU_MEMHOSTALLOC_PORTABLE), "host_alloc: cuMemHostAlloc");
 }
 
 void HostFree(tg_device* device, void* ptr) {
-  if (device == nullptr || ptr == nullptr || MakeCurrent(device) != nullptr) return;
-  Cu().cuMemFreeHost(ptr);
+  if (device == nullptr || ptr == nullptr) return;
+  ScopedContext current;
+  if (current.TryEnter(device)) Cu().cuMemFreeHost(ptr);
 }
 
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_h2d", stream, dst, src, dst_offset, bytes)) return e;
   tg_device* d = dst->device;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(d)) return e;
   CUresult r = bytes == 0 ? CUDA_SUCCESS : Cu().cuMemcpyHtoDAsync_v2(dst->ptr + dst_offset, src, bytes, d->stream);
   return Finish(d, r, "copy_h2d: cuMemcpyHtoDAsync", done);
 }
@@ -86,6 +93,8 @@ tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_off
                   uint64_t bytes, tg_event** done) {
   if (tg_error* e = CheckCopy("copy_d2h", stream, src, dst, src_offset, bytes)) return e;
   tg_device* d = src->device;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(d)) return e;
   CUresult r = bytes == 0 ? CUDA_SUCCESS : Cu().cuMemcpyDtoHAsync_v2(dst, src->ptr + src_offset, bytes, d->stream);
   return Finish(d, r, "copy_d2h: cuMemcpyDtoHAsync", done);
 }
@@ -95,6 +104,8 @@ tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buf
   if (tg_error* e = CheckCopy("copy_d2d (src)", stream, src, src, src_offset, bytes)) return e;
   if (tg_error* e = CheckCopy("copy_d2d (dst)", stream, dst, dst, dst_offset, bytes)) return e;
   tg_device* d = dst->device;
+  ScopedContext current;  // dst's: the copy is queued on its stream
+  if (tg_error* e = current.Enter(d)) return e;
   if (src->device != d) {
     if (bytes > 0) {
       tg_error* e = CopyBetweenDevices(d, dst->ptr + dst_offset, src->device, src->ptr + src_offset, bytes);

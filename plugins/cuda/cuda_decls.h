@@ -86,6 +86,7 @@ using PFN_cuDeviceTotalMem_v2 = CUresult (*)(size_t*, CUdevice);
 using PFN_cuDevicePrimaryCtxRetain = CUresult (*)(CUcontext*, CUdevice);
 using PFN_cuDevicePrimaryCtxRelease_v2 = CUresult (*)(CUdevice);
 using PFN_cuCtxSetCurrent = CUresult (*)(CUcontext);
+using PFN_cuCtxGetCurrent = CUresult (*)(CUcontext*);
 using PFN_cuStreamCreate = CUresult (*)(CUstream*, unsigned);
 using PFN_cuStreamDestroy_v2 = CUresult (*)(CUstream);
 using PFN_cuStreamSynchronize = CUresult (*)(CUstream);
@@ -114,7 +115,7 @@ using PFN_cuCtxEnablePeerAccess = CUresult (*)(CUcontext, unsigned);
 #define TG_CU_FUNCTIONS(X) \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) \
   X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem_v2) \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) X(cuCtxSetCurrent) \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease_v2) X(cuCtxSetCurrent) X(cuCtxGetCurrent) \
   X(cuStreamCreate) X(cuStreamDestroy_v2) X(cuStreamSynchronize) X(cuMemAlloc_v2) \
   X(cuMemFree_v2) X(cuMemcpyHtoDAsync_v2) X(cuMemcpyDtoHAsync_v2) X(cuMemcpyDtoDAsync_v2) \
   X(cuModuleLoadDataEx) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel) \

@@ -6,6 +6,7 @@
 
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/nvrtc_compiler.h"
+#include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
 namespace {
@@ -77,10 +78,6 @@ uint32_t DeviceCount(const char** reason) {
   return d.count;
 }
 
-tg_error* MakeCurrent(const tg_device* device) {
-  return CheckCu(Cu().cuCtxSetCurrent(device->context), "cuCtxSetCurrent");
-}
-
 tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
   if (out_device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "device_open: out_device is NULL");
   const char* reason = nullptr;
@@ -98,7 +95,8 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
     delete d;
     return e;
   }
-  if ((e = MakeCurrent(d)) == nullptr) {
+  ScopedContext current;  // the stream is created in the device's context
+  if ((e = current.Enter(d)) == nullptr) {
     e = CheckCu(Cu().cuStreamCreate(&d->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
   if (e != nullptr) {
@@ -113,9 +111,12 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
 
 void CloseDevice(tg_device* device) {
   if (device == nullptr) return;
-  if (MakeCurrent(device) == nullptr) {
-    Cu().cuStreamSynchronize(device->stream);
-    Cu().cuStreamDestroy_v2(device->stream);
+  {
+    ScopedContext current;
+    if (current.TryEnter(device)) {
+      Cu().cuStreamSynchronize(device->stream);
+      Cu().cuStreamDestroy_v2(device->stream);
+    }
   }
   Cu().cuDevicePrimaryCtxRelease_v2(device->device);
   delete device;
@@ -153,7 +154,8 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
 tg_error* StreamSync(tg_device* device, tg_stream* stream) {
   if (device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "stream_sync: NULL device");
   if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "stream_sync: only the default (NULL) stream exists");
-  if (tg_error* e = MakeCurrent(device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(device)) return e;
   return CheckCu(Cu().cuStreamSynchronize(device->stream), "cuStreamSynchronize");
 }
 

@@ -39,10 +39,6 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout);
 // a faulted kernel (ABORTED).
 tg_error* StreamSync(tg_device* device, tg_stream* stream);
 
-// cuCtxSetCurrent(device's context) on the calling thread: every entry point that touches the
-// driver calls this first, because the host may call from any thread.
-tg_error* MakeCurrent(const tg_device* device);
-
 }  // namespace tg_cuda
 
 #endif  // TG_PLUGINS_CUDA_CUDA_DEVICE_H_

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "plugins/cuda/cuda_api.h"
+#include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
 namespace {
@@ -45,7 +46,8 @@ tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event
     return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
   }
   if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: only the default (NULL) stream exists");
-  if (tg_error* e = MakeCurrent(device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(device)) return e;
   return EmitEvent(device, nullptr, out_event);
 }
 
@@ -56,13 +58,15 @@ tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event)
   if (stream != nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: only the default (NULL) stream exists");
   }
-  if (tg_error* e = MakeCurrent(device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(device)) return e;
   return CheckCu(Cu().cuStreamWaitEvent(device->stream, event->end, 0), "cuStreamWaitEvent");
 }
 
 tg_error* EventWait(tg_event* event, uint64_t timeout_ns) {
   if (event == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_wait: NULL event");
-  if (tg_error* e = MakeCurrent(event->device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(event->device)) return e;
   if (timeout_ns == UINT64_MAX) return CheckCu(Cu().cuEventSynchronize(event->end), "cuEventSynchronize");
   // No timed wait in the driver API: poll with short sleeps.
   auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(timeout_ns);
@@ -80,7 +84,8 @@ tg_error* EventQuery(tg_event* event, uint32_t* out_done) {
   if (event == nullptr || out_done == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "event_query: NULL event or out_done");
   }
-  if (tg_error* e = MakeCurrent(event->device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(event->device)) return e;
   CUresult r = Cu().cuEventQuery(event->end);
   *out_done = r == CUDA_ERROR_NOT_READY ? 0 : 1;
   return r == CUDA_ERROR_NOT_READY ? nullptr : CheckCu(r, "cuEventQuery");
@@ -88,7 +93,8 @@ tg_error* EventQuery(tg_event* event, uint32_t* out_done) {
 
 void EventDestroy(tg_event* event) {
   if (event == nullptr) return;
-  MakeCurrent(event->device);
+  ScopedContext current;
+  current.TryEnter(event->device);  // destroys what it can even when the context cannot be made current
   if (event->start != nullptr) Cu().cuEventDestroy_v2(event->start);
   Cu().cuEventDestroy_v2(event->end);
   delete event;
@@ -101,7 +107,8 @@ tg_error* EventTiming(tg_event* event, uint64_t* out_start, uint64_t* out_end) {
   if (event->start == nullptr) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "event_timing_ns: the launch did not set TG_LAUNCH_PROFILE");
   }
-  if (tg_error* e = MakeCurrent(event->device)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(event->device)) return e;
   float ms = 0.f;
   CUresult r = Cu().cuEventElapsedTime(&ms, event->start, event->end);
   if (r == CUDA_ERROR_NOT_READY) {

@@ -9,6 +9,7 @@
 #include "plugins/cuda/cuda_buffer.h"
 #include "plugins/cuda/cuda_event.h"
 #include "plugins/cuda/cuda_program.h"
+#include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
 namespace {
@@ -59,7 +60,8 @@ tg_error* Launch(const tg_launch_args* args) {
   std::vector<uint64_t> slots;
   std::vector<void*> params;
   if (tg_error* e = PackArgs(*args, &slots, &params)) return e;
-  if (tg_error* e = MakeCurrent(dev)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(dev)) return e;
   bool profiled = args->out_done != nullptr && (args->flags & TG_LAUNCH_PROFILE) != 0;
   CUevent start = nullptr;
   if (tg_error* e = RecordStart(dev, profiled, &start)) return e;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/cuda_buffer.h"
 #include "plugins/cuda/cuda_device.h"
 #include "plugins/cuda/cuda_error.h"
@@ -37,7 +38,9 @@ tg_error* DeviceNative(tg_device* device, const char** out_memory_kind, void** o
 tg_error* DeviceBindThread(tg_device* device) {
   return Guard([&]() -> tg_error* {
     if (device == nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "device_bind_thread: NULL device");
-    return MakeCurrent(device);
+    // Left current on purpose, unlike every other entry point (scoped_context.h): the caller asks
+    // for its next native call on this thread to target the device.
+    return CheckCu(Cu().cuCtxSetCurrent(device->context), "cuCtxSetCurrent");
   });
 }
 

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "plugins/cuda/cuda_api.h"
+#include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
 namespace {
@@ -25,24 +26,23 @@ void EnablePeerAccessOnce(tg_device* dst, tg_device* src) {
 // |waiter|'s stream waits for everything enqueued on |done_on|'s stream so far.
 tg_error* StreamFollows(tg_device* waiter, tg_device* done_on) {
   CUevent event = nullptr;
-  if (tg_error* e = MakeCurrent(done_on)) return e;
+  ScopedContext current;  // the event is |done_on|'s
+  if (tg_error* e = current.Enter(done_on)) return e;
   if (tg_error* e = CheckCu(Cu().cuEventCreate(&event, CU_EVENT_DISABLE_TIMING), "cuEventCreate")) return e;
   CUresult r = Cu().cuEventRecord(event, done_on->stream);
   if (r == CUDA_SUCCESS) r = Cu().cuStreamWaitEvent(waiter->stream, event, 0);
   Cu().cuEventDestroy_v2(event);  // the wait keeps what it needs
-  if (tg_error* e = CheckCu(r, "ordering two devices' streams")) return e;
-  return MakeCurrent(waiter);
+  return CheckCu(r, "ordering two devices' streams");
 }
 
 }  // namespace
 
 tg_error* CopyBetweenDevices(tg_device* dst, CUdeviceptr to, tg_device* src, CUdeviceptr from, uint64_t bytes) {
-  if (tg_error* e = StreamFollows(dst, src)) return e;  // leaves dst's context current
+  if (tg_error* e = StreamFollows(dst, src)) return e;
   EnablePeerAccessOnce(dst, src);
   CUresult r = Cu().cuMemcpyPeerAsync(to, dst->context, from, src->context, bytes, dst->stream);
   if (tg_error* e = CheckCu(r, "copy_d2d: cuMemcpyPeerAsync")) return e;
-  if (tg_error* e = StreamFollows(src, dst)) return e;
-  return MakeCurrent(dst);
+  return StreamFollows(src, dst);
 }
 
 }  // namespace tg_cuda

@@ -13,7 +13,7 @@ namespace tg_cuda {
 
 // Enqueues |bytes| from |from| (memory of |src|) to |to| (memory of |dst|) on |dst|'s stream after
 // the work already on |src|'s stream, and makes |src|'s later work wait for the copy (it may overwrite
-// or free the source). The caller has checked the ranges.
+// or free the source). The caller has checked the ranges and made |dst|'s context current.
 tg_error* CopyBetweenDevices(tg_device* dst, CUdeviceptr to, tg_device* src, CUdeviceptr from, uint64_t bytes);
 
 }  // namespace tg_cuda

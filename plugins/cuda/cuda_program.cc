@@ -6,6 +6,7 @@
 
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/nvrtc_compiler.h"
+#include "plugins/cuda/scoped_context.h"
 #include "plugins/kit/binary_envelope.h"
 
 namespace tg_cuda {
@@ -18,7 +19,8 @@ constexpr tg_kit::BinaryEnvelope kEnvelope("TGCUDBIN");
 // the code of a refused image (INVALID_ARGUMENT for source, FAILED_PRECONDITION for binaries).
 tg_error* LoadModule(tg_device* d, const std::string& format, std::string image, const std::string& entry,
                      tg_code fail_code, tg_program** out) {
-  if (tg_error* e = MakeCurrent(d)) return e;
+  ScopedContext current;
+  if (tg_error* e = current.Enter(d)) return e;
   std::string image_z = image + '\0';  // PTX must be NUL-terminated; harmless after a CUBIN
   char log[8192] = {};
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -91,7 +93,8 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
 
 void ProgramDestroy(tg_program* program) {
   if (program == nullptr) return;
-  if (MakeCurrent(program->device) == nullptr) {
+  ScopedContext current;
+  if (current.TryEnter(program->device)) {
     Cu().cuStreamSynchronize(program->device->stream);
     Cu().cuModuleUnload(program->module);
   }

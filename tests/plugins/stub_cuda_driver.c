@@ -16,6 +16,7 @@ enum {
   kInvalidValue = 1,
   kOutOfMemory = 2,
   kInvalidDevice = 101,
+  kInvalidContext = 201,
   kNotSupported = 801,
 };
 
@@ -67,6 +68,7 @@ int cuGetErrorName(int r, const char** name) {
     case kSuccess: *name = "CUDA_SUCCESS"; return kSuccess;
     case kInvalidValue: *name = "CUDA_ERROR_INVALID_VALUE"; return kSuccess;
     case kInvalidDevice: *name = "CUDA_ERROR_INVALID_DEVICE"; return kSuccess;
+    case kInvalidContext: *name = "CUDA_ERROR_INVALID_CONTEXT"; return kSuccess;
     case kNotSupported: *name = "CUDA_ERROR_NOT_SUPPORTED"; return kSuccess;
     default: *name = NULL; return kInvalidValue;
   }
@@ -112,6 +114,13 @@ int cuDeviceTotalMem_v2(size_t* bytes, int device) {
 /* The calling thread's current context, as the real driver keeps it. */
 static __thread void* t_current;
 
+/* A context the stub's devices know nothing of, as an application's own would be (a test makes it
+ * current to see that the plugin leaves it so). The calls that work in the current context refuse
+ * it, and no context at all, as a real driver does with no context current. */
+static int g_foreign_context;
+__attribute__((visibility("default"))) void* stub_cuda_foreign_context(void) { return &g_foreign_context; }
+static int DeviceContextCurrent(void) { return ContextIndex(t_current) >= 0; }
+
 int cuDevicePrimaryCtxRetain(void** context, int device) {
   if (BadDevice(device)) return kInvalidDevice;
   *context = &g_contexts[device];
@@ -119,7 +128,7 @@ int cuDevicePrimaryCtxRetain(void** context, int device) {
 }
 int cuDevicePrimaryCtxRelease_v2(int device) { return BadDevice(device) ? kInvalidDevice : kSuccess; }
 int cuCtxSetCurrent(void* context) {
-  if (context != NULL && ContextIndex(context) < 0) return kInvalidValue;
+  if (context != NULL && context != &g_foreign_context && ContextIndex(context) < 0) return kInvalidContext;
   t_current = context;
   return kSuccess;
 }
@@ -152,6 +161,7 @@ typedef unsigned long long CUdeviceptr;
 /* Memory is the host's: a CUdeviceptr is a malloc'd address, and copies run at once. Page-locked
  * host memory is plain malloc too. */
 int cuMemAlloc_v2(CUdeviceptr* ptr, size_t n) {
+  if (!DeviceContextCurrent()) return kInvalidContext;
   void* p = malloc(n);
   if (p == NULL) return kOutOfMemory;
   *ptr = (CUdeviceptr)(uintptr_t)p;
@@ -165,6 +175,7 @@ int cuMemFree_v2(CUdeviceptr ptr) {
 }
 int cuMemHostAlloc(void** ptr, size_t n, unsigned flags) {
   (void)flags;
+  if (!DeviceContextCurrent()) return kInvalidContext;
   *ptr = malloc(n);
   if (*ptr == NULL) return kOutOfMemory;
   Log("cuMemHostAlloc");
@@ -206,6 +217,7 @@ int cuDeviceCanAccessPeer(int* can, int device, int peer) {
 }
 int cuCtxEnablePeerAccess(void* peer, unsigned flags) {
   (void)flags;
+  if (!DeviceContextCurrent()) return kInvalidContext;
   if (ContextIndex(peer) < 0) return kInvalidValue;
   Log("cuCtxEnablePeerAccess");
   return kSuccess;
@@ -231,6 +243,7 @@ int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, 
 static int g_event;
 int cuEventCreate(void** event, unsigned flags) {
   (void)flags;
+  if (!DeviceContextCurrent()) return kInvalidContext;
   *event = &g_event;
   return kSuccess;
 }
