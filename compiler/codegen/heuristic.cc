@@ -421,11 +421,23 @@ void UnrollLatencyBoundReduce(Kernel& k) {
   }
 }
 
+// The iterations a group runs: its other output axes times its reduce loops. The axes of one reduce
+// nest, so they multiply; reduces side by side (a SwiGLU's gate and up rows) loop one after the other,
+// so their lengths add.
 int64_t WorkPerGroup(const Kernel& k) {
-  int64_t work = 1;
-  for (const auto& a : k.axes())
-    if (a.type != AxisType::kGlobal) work *= a.extent();
-  return work;
+  int64_t outputs = 1;
+  absl::flat_hash_map<const UOp*, int64_t> reduce_length;
+  for (const auto& a : k.axes()) {
+    if (a.type == AxisType::kGlobal) continue;
+    if (const UOp* reduce = k.ReduceOf(a.range)) {
+      reduce_length.try_emplace(reduce, 1).first->second *= a.extent();
+    } else {
+      outputs *= a.extent();
+    }
+  }
+  int64_t reduces = reduce_length.empty() ? 1 : 0;
+  for (const auto& [reduce, length] : reduce_length) reduces += length;
+  return outputs * reduces;
 }
 
 // Below this many iterations a group does not pay for its dispatch to another thread.

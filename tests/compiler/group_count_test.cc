@@ -56,6 +56,17 @@ TEST(GroupCount, EnoughWorkForTwoThreadsIsSplit) {
   EXPECT_GE(Groups(HeuristicAtWidth(OnlyKernelAst(rows), 64)), 2);
 }
 
+// Two reduces side by side in one kernel (a SwiGLU's gate and up rows against one activation) loop
+// one after the other: a row costs the sum of their lengths, not the product, so a group takes as many
+// rows as one 1536-long reduce needs, not two rows because 768 x 768 looked like plenty.
+TEST(GroupCount, SiblingReducesAddTheirWorkUp) {
+  Tensor x = Filled({768}, 10);
+  Tensor gated = (Filled({2048, 768}, 11) * x).sum({1}) * (Filled({2048, 768}, 12) * x).sum({1});
+  Kernel k = HeuristicAtWidth(OnlyKernelAst(gated), 64);
+  EXPECT_LE(Groups(k), 2048 / 4);
+  EXPECT_GE(Groups(k), 8);  // still four per core
+}
+
 TEST(GroupCount, OneGroupKernelsMatchTheHost) {
   std::vector<float> a = testing::RandomFloats(12 * 64, 8, -1.0f, 1.0f);
   std::vector<float> b = testing::RandomFloats(12 * 64, 9, -1.0f, 1.0f);
