@@ -57,6 +57,11 @@ tg_error* Launch(const tg_launch_args* args) {
   }
   tg_program* p = args->program;
   tg_device* dev = p->device;
+  // cuLaunchKernel takes no count: it reads as many kernelParams as the kernel has.
+  if (args->num_args != p->num_params) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "launch of '" + p->entry + "': " + std::to_string(args->num_args) +
+                                                   " arguments, the kernel takes " + std::to_string(p->num_params));
+  }
   std::vector<uint64_t> slots;
   std::vector<void*> params;
   if (tg_error* e = PackArgs(*args, &slots, &params)) return e;

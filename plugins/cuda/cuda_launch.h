@@ -7,8 +7,9 @@
 
 namespace tg_cuda {
 
-// Buffers pass as CUdeviceptr (base + offset), I32 as int, I64 as long long. Kernel faults
-// surface at event_wait / stream_sync as ABORTED.
+// Buffers pass as CUdeviceptr (base + offset), I32 as int, I64 as long long; exactly as many as
+// the kernel takes (INVALID_ARGUMENT otherwise). Kernel faults surface at event_wait / stream_sync
+// as ABORTED.
 tg_error* Launch(const tg_launch_args* args);
 
 }  // namespace tg_cuda

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "plugins/cuda/cuda_api.h"
+#include "plugins/cuda/entry_params.h"
 #include "plugins/cuda/nvrtc_compiler.h"
 #include "plugins/cuda/scoped_context.h"
 #include "plugins/kit/binary_envelope.h"
@@ -13,32 +14,48 @@ namespace tg_cuda {
 namespace {
 
 // The driver's loader is not ours to trust with a truncated image, so cached binaries are sealed.
+// The envelope's fingerprint field carries the kernels' parameter counts (entry_params.h): the
+// driver checks a cubin's arch itself, and nothing else in a cubin tells a launch what it takes.
 constexpr tg_kit::BinaryEnvelope kEnvelope("TGCUDBIN");
 
-// Loads |image| (a CUBIN, or PTX text that must end in NUL) and finds |entry|. |fail_code| is
-// the code of a refused image (INVALID_ARGUMENT for source, FAILED_PRECONDITION for binaries).
-tg_error* LoadModule(tg_device* d, const std::string& format, std::string image, const std::string& entry,
-                     tg_code fail_code, tg_program** out) {
+// A module and the parameter counts of its kernels.
+struct Module {
+  std::string format;  // "cubin" or "ptx"
+  std::string image;   // a CUBIN, or PTX text
+  EntryParams params;
+};
+
+// Loads |m| and finds |entry|. |fail_code| is the code of a refused image (INVALID_ARGUMENT for
+// source, FAILED_PRECONDITION for binaries).
+tg_error* LoadModule(tg_device* d, Module m, const std::string& entry, tg_code fail_code, tg_program** out) {
   ScopedContext current;
   if (tg_error* e = current.Enter(d)) return e;
-  std::string image_z = image + '\0';  // PTX must be NUL-terminated; harmless after a CUBIN
+  std::string image_z = m.image + '\0';  // PTX must be NUL-terminated; harmless after a CUBIN
   char log[8192] = {};
   CUjit_option opts[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* vals[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log - 1))};
   CUmodule module = nullptr;
   CUresult r = Cu().cuModuleLoadDataEx(&module, image_z.data(), 2, opts, vals);
   if (r != CUDA_SUCCESS) {
-    return MakeError(fail_code, "cuModuleLoadDataEx (" + format + "): " + CuResultName(r) + "\nJIT log:\n" + log);
+    return MakeError(fail_code, "cuModuleLoadDataEx (" + m.format + "): " + CuResultName(r) + "\nJIT log:\n" + log);
   }
   CUfunction fn = nullptr;
   r = Cu().cuModuleGetFunction(&fn, module, entry.c_str());
+  auto count = m.params.find(entry);
+  tg_error* e = nullptr;
   if (r != CUDA_SUCCESS) {
+    e = MakeError(TG_CODE_NOT_FOUND, "cuModuleGetFunction('" + entry + "'): " + CuResultName(r));
+  } else if (count == m.params.end()) {
+    // The driver has the kernel but its signature was not read: refused rather than launched blind.
+    e = MakeError(fail_code, "'" + entry + "': the kernel's parameter list was not found in its PTX");
+  }
+  if (e != nullptr) {
     Cu().cuModuleUnload(module);
-    return MakeError(TG_CODE_NOT_FOUND, "cuModuleGetFunction('" + entry + "'): " + CuResultName(r));
+    return e;
   }
   auto* p = new tg_program;
-  p->device = d, p->module = module, p->function = fn, p->entry = entry;
-  p->format = format, p->binary = kEnvelope.Seal(image);
+  p->device = d, p->module = module, p->function = fn, p->entry = entry, p->num_params = count->second;
+  p->format = m.format, p->binary = kEnvelope.Seal(m.image, EncodeEntryParams(m.params));
   *out = p;
   return nullptr;
 }
@@ -52,13 +69,20 @@ tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out) {
   }
   std::string source(args->source != nullptr ? args->source : "", args->source_len);
   std::string dialect = args->dialect;
-  if (dialect == "ptx") return LoadModule(args->device, "ptx", source, args->entry, TG_CODE_INVALID_ARGUMENT, out);
+  if (dialect == "ptx") {
+    EntryParams params = PtxEntryParams(source);
+    return LoadModule(args->device, {"ptx", std::move(source), std::move(params)}, args->entry,
+                      TG_CODE_INVALID_ARGUMENT, out);
+  }
   if (dialect != "cuda-c") {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: dialect '" + dialect + "' (cuda-c or ptx)");
   }
-  std::string cubin;
-  if (tg_error* e = NvrtcCompile(source, args->device->arch, args->options, NvrtcOutput::kCubin, &cubin)) return e;
-  return LoadModule(args->device, "cubin", std::move(cubin), args->entry, TG_CODE_INVALID_ARGUMENT, out);
+  std::string cubin, ptx;
+  if (tg_error* e = NvrtcCompile(source, args->device->arch, args->options, NvrtcOutput::kCubin, &cubin, &ptx)) {
+    return e;
+  }
+  return LoadModule(args->device, {"cubin", std::move(cubin), PtxEntryParams(ptx)}, args->entry,
+                    TG_CODE_INVALID_ARGUMENT, out);
 }
 
 tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary, uint64_t len,
@@ -73,12 +97,18 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
   std::string_view sealed = binary != nullptr ? std::string_view(static_cast<const char*>(binary), len)
                                                : std::string_view();
   std::string why;
-  std::string_view image;
+  std::string_view image, params_text;
   // Before the driver sees the bytes: its loader's behaviour on a truncated image is not ours.
-  if (!kEnvelope.Unseal(sealed, &image, &why)) {
+  if (!kEnvelope.Unseal(sealed, &image, &why, &params_text)) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "program_load: " + why);
   }
-  return LoadModule(device, f, std::string(image), entry, TG_CODE_FAILED_PRECONDITION, out);
+  Module m{f, std::string(image), {}};
+  if (!DecodeEntryParams(params_text, &m.params)) {
+    return MakeError(TG_CODE_FAILED_PRECONDITION,
+                     "program_load: the binary does not record its kernels' parameters (an older plugin made "
+                     "it): recompile");
+  }
+  return LoadModule(device, std::move(m), entry, TG_CODE_FAILED_PRECONDITION, out);
 }
 
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len) {

@@ -40,7 +40,7 @@ tg_error* TakeOutput(const NvrtcApi& nv, nvrtcProgram prog, NvrtcOutput output, 
 }  // namespace
 
 tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
-                       NvrtcOutput output, std::string* out) {
+                       NvrtcOutput output, std::string* out, std::string* ptx) {
   std::string why;
   const NvrtcApi* nv = LoadNvrtc(&why);
   if (nv == nullptr) return MakeError(TG_CODE_UNAVAILABLE, why);
@@ -63,6 +63,7 @@ tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const
                                                   ") for " + arch + "\nlog:\n" + ProgramLog(*nv, prog));
   } else {
     err = TakeOutput(*nv, prog, output, out);
+    if (err == nullptr && ptx != nullptr) err = TakeOutput(*nv, prog, NvrtcOutput::kPtx, ptx);
   }
   nv->nvrtcDestroyProgram(&prog);
   return err;

@@ -14,9 +14,10 @@ enum class NvrtcOutput { kPtx, kCubin };
 // Compiles |source| with --gpu-architecture=|arch| and -default-device (plus |extra_options|,
 // whitespace-separated, may be NULL), and the toolkit's include directory where there is one
 // (cuda_headers.h): half-precision kernels include cuda_fp16.h.
-// UNAVAILABLE without NVRTC; INVALID_ARGUMENT with the full log when compilation fails.
+// UNAVAILABLE without NVRTC; INVALID_ARGUMENT with the full log when compilation fails. |ptx|, when
+// not NULL, also receives the PTX NVRTC made on the way to a CUBIN (it says what the kernels take).
 tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
-                       NvrtcOutput output, std::string* out);
+                       NvrtcOutput output, std::string* out, std::string* ptx = nullptr);
 
 // "libnvrtc.so.13 13.0", or "" without NVRTC. Part of the compile fingerprint.
 std::string NvrtcDescription();

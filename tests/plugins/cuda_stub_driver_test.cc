@@ -1,14 +1,22 @@
 // cuda_stub_driver_test.cc: the CUDA plugin under what a real driver can do to it, on the stub driver
-// (one device) and its test knobs (stub_cuda_driver.c): sticky kernel faults surface as ABORTED, and
-// an application's own CUDA context is still current on its thread after every call.
+// (one device) and its test knobs (stub_cuda_driver.c): sticky kernel faults surface as ABORTED, an
+// application's own CUDA context is still current on its thread after every call, and a launch
+// passes exactly as many arguments as the kernel takes (counted from its PTX, kept in its binary).
 #include <dlfcn.h>
+#include <glob.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "plugins/abi/tg_plugin.h"
+#include "plugins/kit/binary_envelope.h"
 #include "tests/plugins/plugin_test_util.h"
 #include "tests/plugins/stub_driver_util.h"
 
@@ -20,16 +28,48 @@ using tg::testing::OpenTheOneDevice;
 using tg::testing::StubDevice;
 using tg::testing::StubLoaded;
 
-constexpr char kDrivers[] = "tests/plugins/stub_drivers";
+constexpr char kStubDriver[] = "tests/plugins/stub_drivers/libcuda.so.1";
+
+// The directory the process's bare library names are looked up in: the stub driver, and beside it
+// NVRTC's builtins library from /usr/local/cuda, which NVRTC dlopens by bare name and the jail would
+// otherwise look for among the stubs. (The plugin finds NVRTC itself under /usr/local/cuda by path.)
+const char* DriverDir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    std::string d = std::string(tmp != nullptr ? tmp : "/tmp") + "/cuda_stub_drivers." + std::to_string(getpid());
+    mkdir(d.c_str(), 0755);
+    char stub[PATH_MAX];
+    if (realpath(kStubDriver, stub) != nullptr) symlink(stub, (d + "/libcuda.so.1").c_str());
+    glob_t g{};
+    if (glob("/usr/local/cuda/lib64/libnvrtc-builtins.so*", 0, nullptr, &g) == 0) {
+      for (size_t i = 0; i < g.gl_pathc; ++i) {
+        std::string path = g.gl_pathv[i];
+        symlink(path.c_str(), (d + path.substr(path.rfind('/'))).c_str());
+      }
+    }
+    globfree(&g);
+    return d;
+  }();
+  return dir.c_str();
+}
 
 // A function the stub driver exports for tests (NULL, after a test failure, when the driver the
 // plugin loaded is not the stub).
 template <typename Fn>
 Fn StubFunction(const char* name) {
-  void* driver = dlopen("tests/plugins/stub_drivers/libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  void* driver = dlopen(kStubDriver, RTLD_NOW | RTLD_NOLOAD);
   void* fn = driver != nullptr ? dlsym(driver, name) : nullptr;
   EXPECT_NE(fn, nullptr) << name << ": the stub driver was not the one loaded";
   return reinterpret_cast<Fn>(fn);
+}
+
+// The driver calls the stub logged since the last read, one per line.
+std::string CallLog() {
+  auto read = StubFunction<void (*)(char*, size_t)>("stub_cuda_call_log");
+  if (read == nullptr) return "";
+  std::string text(1 << 16, '\0');
+  read(text.data(), text.size());
+  return text.c_str();
 }
 
 // The plugin over the stub driver, loaded once for the process (plugins search for their driver
@@ -37,13 +77,51 @@ Fn StubFunction(const char* name) {
 class CudaStubDriverTest : public ::testing::Test {
  protected:
   static const StubLoaded& Loaded() {
-    static const StubLoaded l = LoadWithDrivers(tg::testing::kCudaPlugin, kDrivers);
+    static const StubLoaded l = LoadWithDrivers(tg::testing::kCudaPlugin, DriverDir());
     return l;
   }
   void SetUp() override {
     OpenTheOneDevice(Loaded(), &d_);
     ASSERT_NE(d_.device, nullptr);
     api_ = d_.api;
+  }
+
+  // |source| in |dialect| for |entry|: the program, or NULL with |*code| and |*message| set.
+  tg_program* Compile(const char* dialect, const std::string& source, const char* entry, tg_code* code = nullptr,
+                      std::string* message = nullptr) {
+    tg_compile_args a{};
+    a.struct_size = sizeof a;
+    a.device = d_.device, a.dialect = dialect, a.source = source.data(), a.source_len = source.size(), a.entry = entry;
+    tg_program* p = nullptr;
+    tg_error* e = api_->program_compile(&a, &p);
+    if (code != nullptr) *code = e != nullptr ? api_->error_code(e) : TG_CODE_OK;
+    if (message != nullptr) *message = e != nullptr ? api_->error_message(e) : "";
+    if (e != nullptr && code == nullptr) ADD_FAILURE() << api_->error_message(e);
+    if (e != nullptr) api_->error_destroy(e);
+    return p;
+  }
+  // Launches |program| with |n| int32 arguments; the error's code and message (code OK, "" when the
+  // launch succeeded, which the stub never lets it).
+  std::pair<tg_code, std::string> LaunchWith(tg_program* program, uint32_t n) {
+    std::vector<tg_arg> args(n);
+    for (tg_arg& a : args) a.kind = TG_ARG_I32, a.value = 1;
+    tg_launch_args la{};
+    la.struct_size = sizeof la;
+    la.program = program;
+    for (int i = 0; i < 3; ++i) la.num_groups[i] = la.group_size[i] = 1;
+    la.args = args.data(), la.num_args = n;
+    tg_error* e = api_->launch(&la);
+    if (e == nullptr) return {TG_CODE_OK, ""};
+    std::pair<tg_code, std::string> out{api_->error_code(e), api_->error_message(e)};
+    api_->error_destroy(e);
+    return out;
+  }
+  // How many arguments launch accepts for |program|: read from its refusal of 99.
+  int TakesArgs(tg_program* program) {
+    auto [code, msg] = LaunchWith(program, 99);
+    EXPECT_EQ(code, TG_CODE_INVALID_ARGUMENT) << msg;
+    size_t at = msg.find("the kernel takes ");
+    return at == std::string::npos ? -1 : std::stoi(msg.substr(at + 17));
   }
 
   StubDevice d_;
@@ -173,6 +251,21 @@ TEST_F(CudaStubDriverTest, EveryEntryPointLeavesTheCallersContextCurrent) {
   ctx.Set(nullptr);
 }
 
+TEST_F(CudaStubDriverTest, ProgramEntryPointsLeaveTheCallersContextCurrent) {
+  ThreadContext ctx;
+  ASSERT_TRUE(ctx.ok());
+  void* mine = ctx.Foreign();
+  ctx.Set(mine);
+  tg_program* p = Compile("ptx", ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n", "k");
+  EXPECT_EQ(ctx.Get(), mine) << "after program_compile";
+  ASSERT_NE(p, nullptr);
+  LaunchWith(p, 0);  // the stub runs nothing: the launch fails, and must still restore
+  EXPECT_EQ(ctx.Get(), mine) << "after launch";
+  api_->program_destroy(p);
+  EXPECT_EQ(ctx.Get(), mine) << "after program_destroy";
+  ctx.Set(nullptr);
+}
+
 TEST_F(CudaStubDriverTest, AThreadWithoutAContextIsLeftWithoutOne) {
   ThreadContext ctx;
   ASSERT_TRUE(ctx.ok());
@@ -200,6 +293,110 @@ TEST_F(CudaStubDriverTest, DeviceBindThreadLeavesTheDevicesContextCurrent) {
   ErrorChecker(api_).Ok(api_->stream_sync(d_.device, nullptr));
   EXPECT_EQ(ctx.Get(), device_context);
   ctx.Set(nullptr);
+}
+
+// ---- Launch arguments against the kernel's parameters ----
+
+constexpr char kPtxHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+TEST_F(CudaStubDriverTest, ALaunchWithAnotherNumberOfArgumentsThanTheKernelTakesIsRefused) {
+  std::string ptx = std::string(kPtxHeader) +
+                    ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n{\n\tret;\n}\n";
+  tg_program* p = Compile("ptx", ptx, "k");
+  ASSERT_NE(p, nullptr);
+  CallLog();
+  for (uint32_t n : {0u, 1u, 3u}) {
+    auto [code, msg] = LaunchWith(p, n);
+    EXPECT_EQ(code, TG_CODE_INVALID_ARGUMENT) << msg;
+    EXPECT_NE(msg.find("launch of 'k': " + std::to_string(n) + " arguments, the kernel takes 2"), std::string::npos)
+        << msg;
+  }
+  EXPECT_EQ(CallLog().find("cuLaunchKernel"), std::string::npos) << "a refused launch reached the driver";
+  auto [code, msg] = LaunchWith(p, 2);
+  EXPECT_EQ(code, TG_CODE_INTERNAL) << msg;  // the stub's CUDA_ERROR_NOT_SUPPORTED: it got that far
+  EXPECT_NE(CallLog().find("cuLaunchKernel"), std::string::npos);
+  api_->program_destroy(p);
+}
+
+TEST_F(CudaStubDriverTest, TheParametersAreCountedFromTheEntrysPtxSignature) {
+  std::string ptx = std::string(kPtxHeader) +
+                    "// .visible .entry commented(.param .u32 c_p0)\n"
+                    ".func (.param .b32 r) helper(.param .b32 x, .param .b32 y)\n{\n\tret;\n}\n"
+                    ".visible .entry none()\n{\n\tret;\n}\n"
+                    ".entry bare\n{\n\tret;\n}\n"
+                    ".visible .entry k(.param .u32 k_p0)\n{\n\tret;\n}\n"
+                    ".visible .entry k2 (\n"
+                    "\t.param .u64 .ptr .global .align 16 k2_p0, // .param .u32 not_one\n"
+                    "\t/* .param .u32 nor_this, */ .param .align 8 .b8 k2_p1[16],\n"
+                    "\t.param .f64 k2_p2\n"
+                    ")\n.maxntid 256, 1, 1\n{\n\tld.param.f64 %fd1, [k2_p2];\n\tret;\n}\n";
+  const struct {
+    const char* entry;
+    int takes;
+  } cases[] = {{"none", 0}, {"bare", 0}, {"k", 1}, {"k2", 3}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.entry);
+    tg_program* p = Compile("ptx", ptx, c.entry);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(TakesArgs(p), c.takes);
+    api_->program_destroy(p);
+  }
+  // The stub finds a commented-out .entry; the plugin reads no signature for it, and refuses to
+  // launch it blind.
+  tg_code code = TG_CODE_OK;
+  std::string msg;
+  EXPECT_EQ(Compile("ptx", ptx, "commented", &code, &msg), nullptr);
+  EXPECT_EQ(code, TG_CODE_INVALID_ARGUMENT) << msg;
+  EXPECT_NE(msg.find("parameter list was not found"), std::string::npos) << msg;
+}
+
+TEST_F(CudaStubDriverTest, AProgramBinaryKeepsTheParameterCount) {
+  std::string ptx = std::string(kPtxHeader) + ".visible .entry k(.param .u64 a, .param .u64 b, .param .u32 n)\n{\n\tret;\n}\n";
+  tg_program* p = Compile("ptx", ptx, "k");
+  ASSERT_NE(p, nullptr);
+  const char* format = nullptr;
+  const void* bin = nullptr;
+  uint64_t len = 0;
+  ErrorChecker(api_).Ok(api_->program_binary(p, &format, &bin, &len));
+  std::string copy(static_cast<const char*>(bin), len), fmt = format;
+  api_->program_destroy(p);
+  tg_program* loaded = nullptr;
+  ErrorChecker(api_).Ok(api_->program_load(d_.device, fmt.c_str(), copy.data(), copy.size(), "k", &loaded));
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(TakesArgs(loaded), 3);
+  api_->program_destroy(loaded);
+}
+
+// A binary sealed as the plugin did before it kept the counts: intact, but a launch of it could not be
+// checked, so it is recompiled rather than loaded.
+TEST_F(CudaStubDriverTest, ABinaryWithoutParameterCountsIsRefused) {
+  std::string ptx = std::string(kPtxHeader) + ".visible .entry k(.param .u64 a)\n{\n\tret;\n}\n";
+  constexpr tg_kit::BinaryEnvelope kCudaEnvelope("TGCUDBIN");
+  for (const char* params : {"", "params k=", "params k=x", "sm_80|driver 12040"}) {
+    SCOPED_TRACE(params);
+    std::string old = kCudaEnvelope.Seal(ptx, params);
+    tg_program* loaded = nullptr;
+    std::string msg = ErrorChecker(api_).Err(
+        api_->program_load(d_.device, "ptx", old.data(), old.size(), "k", &loaded), TG_CODE_FAILED_PRECONDITION);
+    EXPECT_NE(msg.find("recompile"), std::string::npos) << msg;
+    EXPECT_EQ(loaded, nullptr);
+  }
+}
+
+// cuda-c: NVRTC's cubin is what the driver loads, and the count comes from the PTX NVRTC made on the
+// way. Needs NVRTC (found under /usr/local/cuda even with the driver search confined to the stubs).
+TEST_F(CudaStubDriverTest, ACudaCKernelsParametersAreCountedToo) {
+  const std::string src = "extern \"C\" __global__ void add(float* out, const float* a, int n) {\n"
+                          "  if (threadIdx.x < n) out[threadIdx.x] = a[threadIdx.x] + 1.f;\n}\n";
+  tg_code code = TG_CODE_OK;
+  std::string msg;
+  CallLog();
+  tg_program* p = Compile("cuda-c", src, "add", &code, &msg);
+  if (code == TG_CODE_UNAVAILABLE) GTEST_SKIP() << "no NVRTC to compile cuda-c: " << msg;
+  ASSERT_NE(p, nullptr) << msg;
+  EXPECT_NE(CallLog().find("cuModuleLoadDataEx cubin"), std::string::npos);
+  EXPECT_EQ(TakesArgs(p), 3);
+  api_->program_destroy(p);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
  * NVIDIA GPU. It has every entry point the plugin resolves (plugins/cuda/cuda_decls.h, whose types
  * it mirrors in C: CUresult and CUdevice are int, handles are pointers). Discovery, contexts and
  * streams succeed with fixed values; memory is host memory and copies and events complete at once
- * (logged for the tests: stub_cuda_call_log); modules and launches answer CUDA_ERROR_NOT_SUPPORTED.
+ * (logged for the tests: stub_cuda_call_log); modules load (a CUBIN, or PTX with its .entry
+ * kernels) and launches answer CUDA_ERROR_NOT_SUPPORTED.
  * Tests make it fail as a real driver would through the stub_cuda_* functions it exports. */
 #include <pthread.h>
 #include <stddef.h>
@@ -17,6 +18,8 @@ enum {
   kOutOfMemory = 2,
   kInvalidDevice = 101,
   kInvalidContext = 201,
+  kInvalidPtx = 218,
+  kNotFound = 500,
   kNotSupported = 801,
 };
 
@@ -61,6 +64,13 @@ __attribute__((visibility("default"))) void stub_cuda_call_log(char* out, size_t
 }
 
 int cuInit(unsigned flags) { return flags == 0 ? kSuccess : kInvalidValue; }
+/* NVRTC 13 opens libcuda.so.1 itself (the jail hands it this stub) and asks for the driver's private
+ * export tables, which the stub has none of; without the symbol NVRTC crashes. */
+int cuGetExportTable(const void** table, const void* id) {
+  (void)id;
+  *table = NULL;
+  return kNotSupported;
+}
 int cuDriverGetVersion(int* version) { *version = 12040; return kSuccess; }
 
 int cuGetErrorName(int r, const char** name) {
@@ -223,19 +233,59 @@ int cuCtxEnablePeerAccess(void* peer, unsigned flags) {
   return kSuccess;
 }
 
+/* Modules: a CUBIN (an ELF image) holds any kernel; PTX text holds the kernels its .entry lines
+ * name. Loads are logged as "cuModuleLoadDataEx cubin" or "... ptx"; launches are logged and run
+ * nothing. */
+typedef struct {
+  char* ptx; /* NULL for a CUBIN */
+} StubModule;
+
 int cuModuleLoadDataEx(void** module, const void* image, unsigned n, int* options, void** values) {
-  (void)module, (void)image, (void)n, (void)options, (void)values;
-  return kNotSupported;
+  (void)n, (void)options, (void)values;
+  if (!DeviceContextCurrent()) return kInvalidContext;
+  const char* text = (const char*)image;
+  int cubin = strncmp(text, "\x7f" "ELF", 4) == 0;
+  if (!cubin && strstr(text, ".version") == NULL) return kInvalidPtx;
+  StubModule* m = (StubModule*)calloc(1, sizeof *m);
+  if (m == NULL || (!cubin && (m->ptx = strdup(text)) == NULL)) {
+    free(m);
+    return kOutOfMemory;
+  }
+  *module = m;
+  Log(cubin ? "cuModuleLoadDataEx cubin" : "cuModuleLoadDataEx ptx");
+  return kSuccess;
+}
+static int PtxNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+static int PtxHasEntry(const char* ptx, const char* name) {
+  size_t len = strlen(name);
+  for (const char* at = strstr(ptx, ".entry"); at != NULL; at = strstr(at + 1, ".entry")) {
+    const char* p = at + 6;
+    while (*p == ' ' || *p == '\t' || *p == '\n') ++p;
+    if (strncmp(p, name, len) == 0 && !PtxNameChar(p[len])) return 1;
+  }
+  return 0;
 }
 int cuModuleGetFunction(void** function, void* module, const char* name) {
-  (void)function, (void)module, (void)name;
-  return kNotSupported;
+  const StubModule* m = (const StubModule*)module;
+  if (m == NULL) return kInvalidValue;
+  if (m->ptx != NULL && !PtxHasEntry(m->ptx, name)) return kNotFound;
+  *function = module; /* the stub launches nothing: any handle of the module will do */
+  return kSuccess;
 }
-int cuModuleUnload(void* module) { (void)module; return kNotSupported; }
+int cuModuleUnload(void* module) {
+  StubModule* m = (StubModule*)module;
+  if (m == NULL) return kInvalidValue;
+  free(m->ptx);
+  free(m);
+  return kSuccess;
+}
 int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned shared, void* stream, void** params, void** extra) {
   (void)f, (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream;
   (void)params, (void)extra;
+  Log("cuLaunchKernel");
   return kNotSupported;
 }
 
