@@ -49,16 +49,24 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
   if (tg_error* e = CheckHip(Hip().hipMalloc(&ptr, bytes), "buffer_alloc: hipMalloc")) return e;
   *out = new tg_buffer{device, static_cast<char*>(ptr), bytes};
   device->memory.Allocated(bytes);
+  device->buffers.Add(*out);
   return nullptr;
 }
 
 void BufferFree(tg_buffer* buffer) {
   if (buffer == nullptr) return;
+  buffer->device->buffers.Remove(buffer);
   if (MakeCurrent(buffer->device) == nullptr) {
     Hip().hipStreamSynchronize(buffer->device->stream);
     Hip().hipFree(buffer->ptr);
     buffer->device->memory.Freed(buffer->size);
   }
+  delete buffer;
+}
+
+void ReleaseBuffer(tg_buffer* buffer) {
+  Hip().hipFree(buffer->ptr);
+  buffer->device->memory.Freed(buffer->size);
   delete buffer;
 }
 

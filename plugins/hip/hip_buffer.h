@@ -15,9 +15,13 @@ struct tg_buffer {
 
 namespace tg_hip {
 
+// The device remembers the buffer until BufferFree, so that CloseDevice can free what is left.
 tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buffer** out);
 // Waits for the device's stream first (pending kernels may still use the memory), then frees.
 void BufferFree(tg_buffer* buffer);
+// hipFree and delete, for CloseDevice once the device's stream has drained; the caller has taken
+// |buffer| out of the device's set.
+void ReleaseBuffer(tg_buffer* buffer);
 // |stream| must be NULL. |done| == NULL: returns once host memory was read / written.
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done);

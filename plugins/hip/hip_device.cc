@@ -1,10 +1,12 @@
-// hip_device.cc: hipInit, device enumeration and device properties.
+// hip_device.cc: hipInit, device enumeration, opening and closing devices, device properties.
 #include "plugins/hip/hip_device.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "plugins/hip/hip_api.h"
+#include "plugins/hip/hip_buffer.h"
+#include "plugins/hip/hip_program.h"
 #include "plugins/hip/hiprtc_compiler.h"
 #include "plugins/hip/hiprtc_program.h"
 
@@ -59,6 +61,14 @@ tg_error* DescribeDevice(tg_device* d) {
   return nullptr;
 }
 
+// The buffers and programs the host did not free: device memory and code objects the runtime
+// would otherwise keep until the process ends. Released even when the device could not be made
+// current (hipFree and hipModuleUnload take the handle, not the current device), so no handle leaks.
+void ReleaseOwned(tg_device* d) {
+  for (tg_program* p : d->programs.TakeAll()) ReleaseProgram(p);
+  for (tg_buffer* b : d->buffers.TakeAll()) ReleaseBuffer(b);
+}
+
 }  // namespace
 
 uint32_t DeviceCount(const char** reason) {
@@ -96,10 +106,10 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
 
 void CloseDevice(tg_device* device) {
   if (device == nullptr) return;
-  if (MakeCurrent(device) == nullptr) {
-    Hip().hipStreamSynchronize(device->stream);
-    Hip().hipStreamDestroy(device->stream);
-  }
+  bool current = MakeCurrent(device) == nullptr;
+  if (current) Hip().hipStreamSynchronize(device->stream);  // nothing queued still uses them
+  ReleaseOwned(device);
+  if (current) Hip().hipStreamDestroy(device->stream);
   delete device;
 }
 

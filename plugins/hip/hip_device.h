@@ -7,6 +7,7 @@
 #include <string>
 
 #include "plugins/hip/hip_error.h"
+#include "plugins/hip/owned_set.h"
 #include "plugins/kit/memory_stats.h"
 
 struct tg_device {
@@ -20,6 +21,9 @@ struct tg_device {
   uint32_t max_group[3] = {1, 1, 1};
   uint32_t max_threads = 1, compute_units = 1, caps = 0;
   tg_kit::MemoryCounter memory;  // what its buffers hold ("tg.memory_stats")
+  // Buffers and programs not yet freed by the host: CloseDevice frees them.
+  tg_hip::OwnedSet<tg_buffer> buffers;
+  tg_hip::OwnedSet<tg_program> programs;
 };
 
 namespace tg_hip {
@@ -28,7 +32,8 @@ namespace tg_hip {
 uint32_t DeviceCount(const char** reason);
 
 tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device);
-void CloseDevice(tg_device* device);  // synchronizes and destroys the stream
+// Synchronizes the stream, frees the buffers and programs the host left open, destroys the stream.
+void CloseDevice(tg_device* device);
 tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout);
 tg_error* StreamSync(tg_device* device, tg_stream* stream);  // |stream| must be NULL
 

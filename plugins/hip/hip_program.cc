@@ -33,6 +33,7 @@ tg_error* LoadModule(tg_device* d, std::string image, const std::string& entry, 
   }
   auto* p = new tg_program;
   p->device = d, p->module = module, p->function = fn, p->entry = entry, p->image = std::move(image);
+  d->programs.Add(p);
   *out = p;
   return nullptr;
 }
@@ -85,10 +86,16 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
 
 void ProgramDestroy(tg_program* program) {
   if (program == nullptr) return;
+  program->device->programs.Remove(program);
   if (MakeCurrent(program->device) == nullptr) {
     Hip().hipStreamSynchronize(program->device->stream);
     Hip().hipModuleUnload(program->module);
   }
+  delete program;
+}
+
+void ReleaseProgram(tg_program* program) {
+  Hip().hipModuleUnload(program->module);
   delete program;
 }
 

@@ -21,8 +21,9 @@ struct tg_program {
 
 namespace tg_hip {
 
-// UNIMPLEMENTED for a device outside hiprtc's allow-list; INVALID_ARGUMENT with the hiprtc log
-// for a bad source; NOT_FOUND for a missing entry.
+// The device remembers each program until ProgramDestroy, so that CloseDevice can unload what is
+// left. UNIMPLEMENTED for an arch hiprtc cannot compile for (hiprtc_arch_probe.h); INVALID_ARGUMENT
+// with the hiprtc log for a bad source; NOT_FOUND for a missing entry.
 tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out);
 // Only "hsaco", sealed by program_binary (plugins/kit/binary_envelope.h); a truncated, corrupt or
 // foreign code object is FAILED_PRECONDITION, and only an intact envelope reaches the runtime.
@@ -30,6 +31,9 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
                       const char* entry, tg_program** out);
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);
 void ProgramDestroy(tg_program* program);  // waits for the stream, then unloads
+// hipModuleUnload and delete, for CloseDevice once the device's stream has drained; the caller has
+// taken |program| out of the device's set.
+void ReleaseProgram(tg_program* program);
 
 }  // namespace tg_hip
 
