@@ -32,6 +32,7 @@ bool ResolveRuntime(void* lib, const std::string& name, HipApi* api, std::string
   if (api->fn == nullptr) return *why = name + " lacks " #fn, false;
   TG_HIP_FUNCTIONS(TG_HIP_SYM)
   TG_HIP_SYM(hipMalloc)
+  TG_HIP_SYM(hipHostMalloc)
 #undef TG_HIP_SYM
   return true;
 }

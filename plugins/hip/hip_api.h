@@ -21,7 +21,9 @@ struct HipApi {
   X(hipSetDevice) X(hipGetDeviceProperties) X(hipStreamCreateWithFlags) X(hipStreamDestroy)          \
   X(hipStreamSynchronize) X(hipFree) X(hipMemcpyAsync) X(hipModuleLoadData)             \
   X(hipModuleGetFunction) X(hipModuleUnload) X(hipModuleLaunchKernel) X(hipEventCreateWithFlags)              \
-  X(hipEventRecord) X(hipEventQuery) X(hipEventSynchronize) X(hipEventElapsedTime) X(hipEventDestroy)
+  X(hipEventRecord) X(hipEventQuery) X(hipEventSynchronize) X(hipEventElapsedTime) X(hipEventDestroy)    \
+  X(hipStreamWaitEvent) X(hipHostFree) X(hipMemcpyPeerAsync) X(hipDeviceCanAccessPeer)                \
+  X(hipDeviceEnablePeerAccess)
 #define TG_HIPRTC_FUNCTIONS(X)                                                                       \
   X(hiprtcVersion) X(hiprtcGetErrorString) X(hiprtcCreateProgram) X(hiprtcCompileProgram)            \
   X(hiprtcGetProgramLogSize) X(hiprtcGetProgramLog) X(hiprtcGetCodeSize) X(hiprtcGetCode)            \
@@ -29,8 +31,9 @@ struct HipApi {
   TG_HIP_FUNCTIONS(TG_HIP_FN)
   TG_HIPRTC_FUNCTIONS(TG_HIP_FN)
 #undef TG_HIP_FN
-  // C++ overloads hipMalloc with a template, so decltype cannot name it: spelled out.
+  // C++ overloads hipMalloc and hipHostMalloc with templates, so decltype cannot name them: spelled out.
   hipError_t (*hipMalloc)(void**, size_t) = nullptr;
+  hipError_t (*hipHostMalloc)(void**, size_t, unsigned int) = nullptr;
   bool has_runtime = false;  // every TG_HIP_FUNCTIONS symbol resolved
   bool has_hiprtc = false;   // every TG_HIPRTC_FUNCTIONS symbol resolved
   std::string runtime_why, hiprtc_why;  // why not, when false: every library tried and what failed

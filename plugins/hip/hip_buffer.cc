@@ -3,6 +3,7 @@
 
 #include "plugins/hip/hip_api.h"
 #include "plugins/hip/hip_event.h"
+#include "plugins/hip/hip_peer.h"
 
 namespace tg_hip {
 namespace {
@@ -87,10 +88,12 @@ tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buf
   if (tg_error* e = CheckCopy("copy_d2d (src)", stream, src, src, src_offset, bytes)) return e;
   if (tg_error* e = CheckCopy("copy_d2d (dst)", stream, dst, dst, dst_offset, bytes)) return e;
   tg_device* d = dst->device;
-  if (src->device != d) {  // order after the source device's pending work
-    if (tg_error* e = MakeCurrent(src->device)) return e;
-    if (tg_error* e = CheckHip(Hip().hipStreamSynchronize(src->device->stream), "hipStreamSynchronize")) return e;
-    if (tg_error* e = MakeCurrent(d)) return e;
+  if (src->device != d) {
+    if (bytes > 0) {
+      tg_error* e = CopyBetweenDevices(d, dst->ptr + dst_offset, src->device, src->ptr + src_offset, bytes);
+      if (e != nullptr) return e;
+    }
+    return done != nullptr ? EmitEvent(d, nullptr, done) : nullptr;
   }
   char *to = dst->ptr + dst_offset, *from = src->ptr + src_offset;
   bool overlap = dst == src && to != from && to < from + bytes && from < to + bytes;

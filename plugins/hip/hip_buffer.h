@@ -27,7 +27,9 @@ tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const 
                   uint64_t bytes, tg_event** done);
 tg_error* CopyD2H(tg_stream* stream, void* dst, tg_buffer* src, uint64_t src_offset,
                   uint64_t bytes, tg_event** done);
-// hipMemcpyDeviceToDevice; overlap within one buffer goes through a scratch allocation.
+// On |dst|'s stream. Within one device hipMemcpyAsync; overlap within one buffer goes through a
+// scratch allocation. Between devices CopyBetweenDevices (hip_peer.h): ordered after the source's
+// queued work by events, not by the host waiting.
 tg_error* CopyD2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, tg_buffer* src,
                   uint64_t src_offset, uint64_t bytes, tg_event** done);
 

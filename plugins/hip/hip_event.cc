@@ -9,8 +9,10 @@
 namespace tg_hip {
 namespace {
 
-tg_error* NewRecordedEvent(tg_device* device, hipEvent_t* out) {
-  if (tg_error* e = CheckHip(Hip().hipEventCreateWithFlags(out, hipEventDefault), "hipEventCreate")) return e;
+// |flags|: hipEventDefault where the host may ask for timing, hipEventDisableTiming where it cannot
+// (cheaper to record and to wait for).
+tg_error* NewRecordedEvent(tg_device* device, unsigned flags, hipEvent_t* out) {
+  if (tg_error* e = CheckHip(Hip().hipEventCreateWithFlags(out, flags), "hipEventCreate")) return e;
   hipError_t r = Hip().hipEventRecord(*out, device->stream);
   if (r != hipSuccess) {
     Hip().hipEventDestroy(*out);
@@ -23,7 +25,7 @@ tg_error* NewRecordedEvent(tg_device* device, hipEvent_t* out) {
 
 tg_error* RecordStart(tg_device* device, bool profiled, hipEvent_t* start) {
   *start = nullptr;
-  return profiled ? NewRecordedEvent(device, start) : nullptr;
+  return profiled ? NewRecordedEvent(device, hipEventDefault, start) : nullptr;
 }
 
 tg_error* EmitEvent(tg_device* device, hipEvent_t start, tg_event** out) {
@@ -32,12 +34,34 @@ tg_error* EmitEvent(tg_device* device, hipEvent_t start, tg_event** out) {
     return nullptr;
   }
   hipEvent_t end = nullptr;
-  if (tg_error* e = NewRecordedEvent(device, &end)) {
+  // Only a profiled launch (with a start event) is ever timed.
+  unsigned flags = start != nullptr ? hipEventDefault : hipEventDisableTiming;
+  if (tg_error* e = NewRecordedEvent(device, flags, &end)) {
     if (start != nullptr) Hip().hipEventDestroy(start);
     return e;
   }
   *out = new tg_event{device, start, end};
   return nullptr;
+}
+
+tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event) {
+  if (device == nullptr || out_event == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
+  }
+  if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: only the default (NULL) stream exists");
+  if (tg_error* e = MakeCurrent(device)) return e;
+  return EmitEvent(device, nullptr, out_event);
+}
+
+tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event) {
+  if (device == nullptr || event == nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: NULL device or event");
+  }
+  if (stream != nullptr) {
+    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: only the default (NULL) stream exists");
+  }
+  if (tg_error* e = MakeCurrent(device)) return e;
+  return CheckHip(Hip().hipStreamWaitEvent(device->stream, event->end, 0), "hipStreamWaitEvent");
 }
 
 tg_error* EventWait(tg_event* event, uint64_t timeout_ns) {

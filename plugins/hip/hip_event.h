@@ -20,6 +20,12 @@ tg_error* RecordStart(tg_device* device, bool profiled, hipEvent_t* start);
 // NULL nothing is recorded and |start| is destroyed.
 tg_error* EmitEvent(tg_device* device, hipEvent_t start, tg_event** out);
 
+// event_record: a timing-free hipEvent_t recorded on |device|'s stream; |stream| must be NULL.
+tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event);
+// device_wait_event: hipStreamWaitEvent on |device|'s stream. HIP waits on the device for an event of
+// any device, so an event of any of the plugin's devices will do.
+tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event);
+
 tg_error* EventWait(tg_event* event, uint64_t timeout_ns);  // UINT64_MAX = forever
 tg_error* EventQuery(tg_event* event, uint32_t* out_done);
 void EventDestroy(tg_event* event);

@@ -6,6 +6,7 @@
 #include "plugins/hip/hip_device.h"
 #include "plugins/hip/hip_error.h"
 #include "plugins/hip/hip_event.h"
+#include "plugins/hip/hip_host_memory.h"
 #include "plugins/hip/hip_launch.h"
 #include "plugins/hip/hip_program.h"
 #include "plugins/kit/api_table.h"
@@ -21,6 +22,10 @@ namespace {
 tg_plugin_api MakeApi() {
   tg_plugin_api api = tg_kit::BaseApi("HIP", "0.1.0");
   TG_KIT_SET_ENTRIES(api, tg_hip);  // one in-order stream per device: no stream_create
+  api.event_record = tg_kit::Entry<&EventRecord>;
+  api.device_wait_event = tg_kit::Entry<&DeviceWaitEvent>;
+  api.host_alloc = tg_kit::Entry<&HostAlloc>;
+  api.host_free = tg_kit::Entry<&HostFree>;
   // "tg.memory_stats", then "tg.compile_only" (hiprtc without a GPU).
   api.extensions = tg_kit::MemoryStatsExtension<tg_device, &tg_device::global_mem>(CompileOnlyExtension());
   return api;
