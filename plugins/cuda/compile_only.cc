@@ -25,7 +25,10 @@ tg_error* CompileImpl(const char* source, uint64_t source_len, const char* arch,
   std::string code;
   std::string src(source != nullptr ? source : "", source_len);
   NvrtcOutput out = f == "ptx" ? NvrtcOutput::kPtx : NvrtcOutput::kCubin;
-  if (tg_error* e = NvrtcCompile(src, arch, nullptr, out, &code)) return e;
+  std::string why;
+  const NvrtcApi* nv = LoadNvrtc(&why);  // no device, no driver to match: the first NVRTC found
+  if (nv == nullptr) return MakeError(TG_CODE_UNAVAILABLE, why);
+  if (tg_error* e = NvrtcCompile(*nv, src, arch, nullptr, out, &code)) return e;
   // malloc so free_code is a plain free(); one extra NUL keeps PTX usable as a C string.
   char* buf = static_cast<char*>(std::malloc(code.size() + 1));
   if (buf == nullptr) return MakeError(TG_CODE_RESOURCE_EXHAUSTED, "compile_only: out of host memory");

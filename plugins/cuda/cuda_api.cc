@@ -4,7 +4,10 @@
 #include <dlfcn.h>
 #include <glob.h>
 
+#include <set>
 #include <vector>
+
+#include "plugins/cuda/cuda_headers.h"
 
 namespace tg_cuda {
 namespace {
@@ -13,9 +16,9 @@ struct Driver {
   CuApi api;
   std::string why;
 };
-struct Nvrtc {
-  NvrtcApi api;
-  std::string why;
+struct Nvrtcs {
+  std::vector<NvrtcApi> found;
+  std::string why;  // when none was
 };
 
 std::string DlError(const std::string& fallback) {
@@ -47,29 +50,39 @@ std::vector<std::string> NvrtcCandidates() {
   return names;
 }
 
-Nvrtc LoadNvrtcOnce() {
-  Nvrtc out;
+// |lib|'s NVRTC entry points, or false with |*why|.
+bool ResolveNvrtc(void* lib, const std::string& name, NvrtcApi* api, std::string* why) {
+#define TG_NV_SYM(fn)                                                      \
+  api->fn = reinterpret_cast<PFN_##fn>(dlsym(lib, #fn));                             \
+  if (api->fn == nullptr) return *why = name + " lacks " #fn, false;
+  TG_NVRTC_FUNCTIONS(TG_NV_SYM)
+#undef TG_NV_SYM
+  api->library = name;
+  api->nvrtcVersion(&api->major, &api->minor);
+  api->version = std::to_string(api->major) + "." + std::to_string(api->minor);
+  api->headers = CudaHeaderDir(reinterpret_cast<const void*>(api->nvrtcVersion));
+  return true;
+}
+
+Nvrtcs LoadNvrtcsOnce() {
+  Nvrtcs out;
   std::string tried;
+  std::set<void*> seen;
   for (const std::string& name : NvrtcCandidates()) {
+    std::string why;
+    NvrtcApi api;
     void* lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) {
-      tried += (tried.empty() ? "" : "; ") + DlError(name + ": dlopen failed");
+      why = DlError(name + ": dlopen failed");
+    } else if (!seen.insert(lib).second) {
+      continue;  // another name of a library already tried
+    } else if (ResolveNvrtc(lib, name, &api, &why)) {
+      out.found.push_back(std::move(api));
       continue;
     }
-    out.why.clear();
-#define TG_NV_SYM(fn)                                                      \
-    out.api.fn = reinterpret_cast<PFN_##fn>(dlsym(lib, #fn));                        \
-    if (out.api.fn == nullptr && out.why.empty()) out.why = name + " lacks " #fn;
-    TG_NVRTC_FUNCTIONS(TG_NV_SYM)
-#undef TG_NV_SYM
-    if (!out.why.empty()) continue;
-    int major = 0, minor = 0;
-    out.api.nvrtcVersion(&major, &minor);
-    out.api.library = name;
-    out.api.version = std::to_string(major) + "." + std::to_string(minor);
-    return out;
+    tried += (tried.empty() ? "" : "; ") + why;
   }
-  if (out.why.empty()) out.why = "NVRTC not found (" + tried + ")";
+  if (out.found.empty()) out.why = "NVRTC not found (" + tried + ")";
   return out;
 }
 #undef TG_CU_SYM
@@ -90,13 +103,15 @@ const CuApi* LoadDriver(std::string* why) {
   return &d.api;
 }
 
+const std::vector<NvrtcApi>& NvrtcLibraries(std::string* why) {
+  static const Nvrtcs n = LoadNvrtcsOnce();
+  if (n.found.empty() && why != nullptr) *why = n.why;
+  return n.found;
+}
+
 const NvrtcApi* LoadNvrtc(std::string* why) {
-  static const Nvrtc n = LoadNvrtcOnce();
-  if (!n.why.empty()) {
-    if (why != nullptr) *why = n.why;
-    return nullptr;
-  }
-  return &n.api;
+  const std::vector<NvrtcApi>& found = NvrtcLibraries(why);
+  return found.empty() ? nullptr : &found.front();
 }
 
 const CuApi& Cu() { return GetDriver().api; }

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "plugins/cuda/cuda_api.h"
-#include "plugins/cuda/nvrtc_compiler.h"
+#include "plugins/cuda/nvrtc_choice.h"
 #include "plugins/cuda/scoped_context.h"
 
 namespace tg_cuda {
@@ -53,8 +53,11 @@ void DescribeDevice(tg_device* d) {
   d->cc_minor = Attr(d->device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   d->arch = "sm_" + std::to_string(d->cc_major) + std::to_string(d->cc_minor);
   int driver = 0;
-  Cu().cuDriverGetVersion(&driver);
-  d->fingerprint = d->arch + "|driver " + std::to_string(driver) + "|" + NvrtcDescription();
+  if (Cu().cuDriverGetVersion(&driver) != CUDA_SUCCESS) driver = 0;
+  NvrtcChoice nvrtc = ChooseNvrtc(driver);
+  d->nvrtc = nvrtc.nvrtc;
+  d->no_nvrtc = nvrtc.why_none;
+  d->fingerprint = d->arch + "|driver " + std::to_string(driver) + "|" + nvrtc.description;
   size_t total = 0;
   Cu().cuDeviceTotalMem_v2(&total, d->device);
   d->global_mem = total;
@@ -142,8 +145,11 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.preferred_vector_width = 4;  // float4 loads are the widest single global access
   p.compute_units = device->compute_units;
   p.caps = device->caps;
-  p.num_source_dialects = 2;
-  p.source_dialects = device->dialects;
+  // Without an NVRTC the driver can use, cuda-c is not offered, so the host renders ptx instead of
+  // failing every compile.
+  bool cuda_c = device->nvrtc != nullptr;
+  p.num_source_dialects = cuda_c ? 2 : 1;
+  p.source_dialects = cuda_c ? device->dialects : device->dialects + 1;
   p.num_binary_formats = 2;
   p.binary_formats = device->formats;
   size_t n = std::min<size_t>(sizeof p, inout->struct_size), head = sizeof p.struct_size;

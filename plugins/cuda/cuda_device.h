@@ -9,6 +9,10 @@
 #include "plugins/cuda/cuda_error.h"
 #include "plugins/kit/memory_stats.h"
 
+namespace tg_cuda {
+struct NvrtcApi;
+}
+
 struct tg_device {
   uint32_t ordinal = 0;
   tg_cuda::CUdevice device = 0;
@@ -16,6 +20,10 @@ struct tg_device {
   tg_cuda::CUstream stream = nullptr;    // owned: in order, CU_STREAM_NON_BLOCKING
   // Strings handed out through device_props; they live as long as the device (ABI rule).
   std::string name, arch, fingerprint;
+  // cuda-c with |nvrtc|, the newest NVRTC its driver can load the output of (nvrtc_choice.h); only
+  // ptx where there is none, and |no_nvrtc| says why.
+  const tg_cuda::NvrtcApi* nvrtc = nullptr;
+  std::string no_nvrtc;
   const char* dialects[2] = {"cuda-c", "ptx"};
   const char* formats[2] = {"cubin", "ptx"};
   uint64_t global_mem = 0, local_mem = 0;

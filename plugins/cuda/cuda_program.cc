@@ -77,8 +77,12 @@ tg_error* ProgramCompile(const tg_compile_args* args, tg_program** out) {
   if (dialect != "cuda-c") {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_compile: dialect '" + dialect + "' (cuda-c or ptx)");
   }
+  const tg_device* d = args->device;
+  if (d->nvrtc == nullptr) return MakeError(TG_CODE_UNAVAILABLE, "program_compile: " + d->no_nvrtc);
+  // A cubin for the device's sm_XX, never PTX: an NVRTC of a newer minor version than the driver
+  // makes PTX the driver's JIT refuses, and cubins the driver loads.
   std::string cubin, ptx;
-  if (tg_error* e = NvrtcCompile(source, args->device->arch, args->options, NvrtcOutput::kCubin, &cubin, &ptx)) {
+  if (tg_error* e = NvrtcCompile(*d->nvrtc, source, d->arch, args->options, NvrtcOutput::kCubin, &cubin, &ptx)) {
     return e;
   }
   return LoadModule(args->device, {"cubin", std::move(cubin), PtxEntryParams(ptx)}, args->entry,

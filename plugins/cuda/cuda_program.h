@@ -1,6 +1,6 @@
 // cuda_program.h: the CUDA plugin's program: a CUmodule and its one CUfunction, built from
-// "cuda-c" (NVRTC -> CUBIN for the device's sm_XX) or "ptx" (the driver's JIT), or loaded from a
-// "cubin" / "ptx" binary.
+// "cuda-c" (the device's NVRTC, nvrtc_choice.h -> CUBIN for its sm_XX) or "ptx" (the driver's
+// JIT), or loaded from a "cubin" / "ptx" binary.
 #ifndef TG_PLUGINS_CUDA_CUDA_PROGRAM_H_
 #define TG_PLUGINS_CUDA_CUDA_PROGRAM_H_
 

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "plugins/cuda/cuda_api.h"
-#include "plugins/cuda/cuda_headers.h"
 
 namespace tg_cuda {
 namespace {
@@ -39,14 +38,10 @@ tg_error* TakeOutput(const NvrtcApi& nv, nvrtcProgram prog, NvrtcOutput output, 
 
 }  // namespace
 
-tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const char* extra_options,
-                       NvrtcOutput output, std::string* out, std::string* ptx) {
-  std::string why;
-  const NvrtcApi* nv = LoadNvrtc(&why);
-  if (nv == nullptr) return MakeError(TG_CODE_UNAVAILABLE, why);
+tg_error* NvrtcCompile(const NvrtcApi& nv, const std::string& source, const std::string& arch,
+                       const char* extra_options, NvrtcOutput output, std::string* out, std::string* ptx) {
   std::vector<std::string> opts = {"--gpu-architecture=" + arch, "-default-device"};
-  static const std::string headers = CudaHeaderDir(reinterpret_cast<const void*>(nv->nvrtcVersion));
-  if (!headers.empty()) opts.push_back("--include-path=" + headers);
+  if (!nv.headers.empty()) opts.push_back("--include-path=" + nv.headers);
   if (extra_options != nullptr) {
     std::istringstream in(extra_options);
     for (std::string o; in >> o;) opts.push_back(o);
@@ -54,18 +49,18 @@ tg_error* NvrtcCompile(const std::string& source, const std::string& arch, const
   std::vector<const char*> argv;
   for (const std::string& o : opts) argv.push_back(o.c_str());
   nvrtcProgram prog = nullptr;
-  nvrtcResult r = nv->nvrtcCreateProgram(&prog, source.c_str(), "tg_kernel.cu", 0, nullptr, nullptr);
-  if (r != NVRTC_SUCCESS) return MakeError(TG_CODE_INTERNAL, std::string("nvrtcCreateProgram: ") + nv->nvrtcGetErrorString(r));
-  r = nv->nvrtcCompileProgram(prog, int(argv.size()), argv.data());
+  nvrtcResult r = nv.nvrtcCreateProgram(&prog, source.c_str(), "tg_kernel.cu", 0, nullptr, nullptr);
+  if (r != NVRTC_SUCCESS) return MakeError(TG_CODE_INTERNAL, std::string("nvrtcCreateProgram: ") + nv.nvrtcGetErrorString(r));
+  r = nv.nvrtcCompileProgram(prog, int(argv.size()), argv.data());
   tg_error* err = nullptr;
   if (r != NVRTC_SUCCESS) {
-    err = MakeError(TG_CODE_INVALID_ARGUMENT, std::string("NVRTC compile failed (") + nv->nvrtcGetErrorString(r) +
-                                                  ") for " + arch + "\nlog:\n" + ProgramLog(*nv, prog));
+    err = MakeError(TG_CODE_INVALID_ARGUMENT, std::string("NVRTC compile failed (") + nv.nvrtcGetErrorString(r) +
+                                                  ") for " + arch + "\nlog:\n" + ProgramLog(nv, prog));
   } else {
-    err = TakeOutput(*nv, prog, output, out);
-    if (err == nullptr && ptx != nullptr) err = TakeOutput(*nv, prog, NvrtcOutput::kPtx, ptx);
+    err = TakeOutput(nv, prog, output, out);
+    if (err == nullptr && ptx != nullptr) err = TakeOutput(nv, prog, NvrtcOutput::kPtx, ptx);
   }
-  nv->nvrtcDestroyProgram(&prog);
+  nv.nvrtcDestroyProgram(&prog);
   return err;
 }
 

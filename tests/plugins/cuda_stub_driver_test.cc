@@ -1,7 +1,8 @@
 // cuda_stub_driver_test.cc: the CUDA plugin under what a real driver can do to it, on the stub driver
 // (one device) and its test knobs (stub_cuda_driver.c): sticky kernel faults surface as ABORTED, an
-// application's own CUDA context is still current on its thread after every call, and a launch
-// passes exactly as many arguments as the kernel takes (counted from its PTX, kept in its binary).
+// application's own CUDA context is still current on its thread after every call, a launch passes
+// exactly as many arguments as the kernel takes (counted from its PTX, kept in its binary), and
+// cuda-c is compiled only by an NVRTC whose output the driver's CUDA version can load.
 #include <dlfcn.h>
 #include <glob.h>
 #include <limits.h>
@@ -10,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,12 +88,13 @@ class CudaStubDriverTest : public ::testing::Test {
     api_ = d_.api;
   }
 
-  // |source| in |dialect| for |entry|: the program, or NULL with |*code| and |*message| set.
+  // |source| in |dialect| for |entry| on |device| (the test's by default): the program, or NULL with
+  // |*code| and |*message| set (a test failure where they are not asked for).
   tg_program* Compile(const char* dialect, const std::string& source, const char* entry, tg_code* code = nullptr,
-                      std::string* message = nullptr) {
+                      std::string* message = nullptr, tg_device* device = nullptr) {
     tg_compile_args a{};
     a.struct_size = sizeof a;
-    a.device = d_.device, a.dialect = dialect, a.source = source.data(), a.source_len = source.size(), a.entry = entry;
+    a.device = device != nullptr ? device : d_.device, a.dialect = dialect, a.source = source.data(), a.source_len = source.size(), a.entry = entry;
     tg_program* p = nullptr;
     tg_error* e = api_->program_compile(&a, &p);
     if (code != nullptr) *code = e != nullptr ? api_->error_code(e) : TG_CODE_OK;
@@ -124,7 +127,30 @@ class CudaStubDriverTest : public ::testing::Test {
     return at == std::string::npos ? -1 : std::stoi(msg.substr(at + 17));
   }
 
+  // Another handle on the device, opened while the stub reports CUDA |driver_version| (the plugin
+  // chooses its NVRTC at device_open), with its properties; closed with the test.
+  tg_device* OpenWithDriver(int driver_version, tg_device_props* props) {
+    auto set_version = StubFunction<int (*)(int)>("stub_cuda_set_driver_version");
+    if (set_version == nullptr) return nullptr;
+    int before = set_version(driver_version);
+    StubDevice& d = more_.emplace_back();
+    d.api = api_;
+    d.props = tg::testing::OpenAndDescribe(api_, &d.device);
+    set_version(before);
+    *props = d.props;
+    return d.device;
+  }
+  // The version of the NVRTC the plugin uses with a driver newer than any CUDA ("13.0"), read from
+  // the fingerprint it names it in; "" where there is no NVRTC.
+  std::string NewestNvrtc() {
+    tg_device_props p{};
+    if (OpenWithDriver(99990, &p) == nullptr) return "";
+    std::string fp = p.compile_fingerprint;
+    return fp.find("|no NVRTC") != std::string::npos ? "" : fp.substr(fp.rfind(' ') + 1);
+  }
+
   StubDevice d_;
+  std::deque<StubDevice> more_;
   const tg_plugin_api* api_ = nullptr;
 };
 
@@ -383,20 +409,81 @@ TEST_F(CudaStubDriverTest, ABinaryWithoutParameterCountsIsRefused) {
   }
 }
 
+constexpr char kCudaAdd[] =
+    "extern \"C\" __global__ void add(float* out, const float* a, int n) {\n"
+    "  if (threadIdx.x < n) out[threadIdx.x] = a[threadIdx.x] + 1.f;\n}\n";
+
 // cuda-c: NVRTC's cubin is what the driver loads, and the count comes from the PTX NVRTC made on the
 // way. Needs NVRTC (found under /usr/local/cuda even with the driver search confined to the stubs).
 TEST_F(CudaStubDriverTest, ACudaCKernelsParametersAreCountedToo) {
-  const std::string src = "extern \"C\" __global__ void add(float* out, const float* a, int n) {\n"
-                          "  if (threadIdx.x < n) out[threadIdx.x] = a[threadIdx.x] + 1.f;\n}\n";
-  tg_code code = TG_CODE_OK;
-  std::string msg;
+  if (NewestNvrtc().empty()) GTEST_SKIP() << "no NVRTC under /usr/local/cuda/lib64 to compile cuda-c";
+  tg_device_props props{};
+  tg_device* dev = OpenWithDriver(99990, &props);
+  ASSERT_NE(dev, nullptr);
   CallLog();
-  tg_program* p = Compile("cuda-c", src, "add", &code, &msg);
-  if (code == TG_CODE_UNAVAILABLE) GTEST_SKIP() << "no NVRTC to compile cuda-c: " << msg;
-  ASSERT_NE(p, nullptr) << msg;
+  tg_program* p = Compile("cuda-c", kCudaAdd, "add", nullptr, nullptr, dev);
+  ASSERT_NE(p, nullptr);
   EXPECT_NE(CallLog().find("cuModuleLoadDataEx cubin"), std::string::npos);
   EXPECT_EQ(TakesArgs(p), 3);
   api_->program_destroy(p);
+}
+
+// ---- NVRTC against the driver's CUDA version ----
+
+bool OffersDialect(const tg_device_props& p, const std::string& dialect) {
+  for (uint32_t i = 0; i < p.num_source_dialects; ++i)
+    if (p.source_dialects[i] == dialect) return true;
+  return false;
+}
+
+// NVRTC of a newer major version than the driver makes what the driver refuses: such a device offers
+// only ptx, says why in its fingerprint, and refuses cuda-c naming both versions.
+TEST_F(CudaStubDriverTest, AnNvrtcNewerThanTheDriverIsNotUsed) {
+  std::string nvrtc = NewestNvrtc();
+  if (nvrtc.empty()) GTEST_SKIP() << "no NVRTC under /usr/local/cuda/lib64 to choose from";
+  int major = std::stoi(nvrtc);
+  std::string older = std::to_string(major - 1) + ".9";
+  tg_device_props p{};
+  tg_device* dev = OpenWithDriver((major - 1) * 1000 + 90, &p);
+  ASSERT_NE(dev, nullptr);
+  EXPECT_FALSE(OffersDialect(p, "cuda-c")) << "NVRTC " << nvrtc << ", driver CUDA " << older;
+  EXPECT_TRUE(OffersDialect(p, "ptx"));
+  std::string fp = p.compile_fingerprint;
+  EXPECT_NE(fp.find("no NVRTC"), std::string::npos) << fp;
+  EXPECT_NE(fp.find(nvrtc + " is newer than the driver's CUDA " + older), std::string::npos) << fp;
+  tg_code code = TG_CODE_OK;
+  std::string msg;
+  EXPECT_EQ(Compile("cuda-c", kCudaAdd, "add", &code, &msg, dev), nullptr);
+  EXPECT_EQ(code, TG_CODE_UNAVAILABLE) << msg;
+  EXPECT_NE(msg.find(nvrtc), std::string::npos) << msg;
+  EXPECT_NE(msg.find("CUDA " + older), std::string::npos) << msg;
+}
+
+// The same major version (an older minor driver included, by CUDA's minor version compatibility) or a
+// newer driver: cuda-c is offered and compiled to a cubin for the device's sm_XX, never to PTX,
+// which a driver of an older minor version than NVRTC would refuse to JIT.
+TEST_F(CudaStubDriverTest, AnNvrtcOfTheDriversMajorVersionOrOlderCompilesACubin) {
+  std::string nvrtc = NewestNvrtc();
+  if (nvrtc.empty()) GTEST_SKIP() << "no NVRTC under /usr/local/cuda/lib64 to choose from";
+  int major = std::stoi(nvrtc), minor = std::stoi(nvrtc.substr(nvrtc.find('.') + 1));
+  // x.0 is older than NVRTC's minor version unless that is 0 too (this machine's NVRTC then cannot
+  // show a newer minor than its driver; the rule is the same).
+  for (int driver : {major * 1000 + minor * 10, major * 1000, (major + 1) * 1000}) {
+    SCOPED_TRACE("driver " + std::to_string(driver) + ", NVRTC " + nvrtc);
+    tg_device_props p{};
+    tg_device* dev = OpenWithDriver(driver, &p);
+    ASSERT_NE(dev, nullptr);
+    ASSERT_GE(p.num_source_dialects, 1u);
+    EXPECT_STREQ(p.source_dialects[0], "cuda-c");
+    std::string fp = p.compile_fingerprint;
+    EXPECT_NE(fp.find("|driver " + std::to_string(driver) + "|"), std::string::npos) << fp;
+    EXPECT_EQ(fp.substr(fp.rfind(' ') + 1), nvrtc) << fp;
+    CallLog();
+    tg_program* prog = Compile("cuda-c", kCudaAdd, "add", nullptr, nullptr, dev);
+    EXPECT_NE(prog, nullptr);
+    EXPECT_NE(CallLog().find("cuModuleLoadDataEx cubin"), std::string::npos);
+    api_->program_destroy(prog);
+  }
 }
 
 }  // namespace

@@ -71,7 +71,16 @@ int cuGetExportTable(const void** table, const void* id) {
   *table = NULL;
   return kNotSupported;
 }
-int cuDriverGetVersion(int* version) { *version = 12040; return kSuccess; }
+/* The CUDA version the driver reports (12040 is 12.4), set by tests through
+ * stub_cuda_set_driver_version, which returns the one it replaces. */
+static int g_driver_version = 12040;
+__attribute__((visibility("default"))) int stub_cuda_set_driver_version(int version) {
+  return __atomic_exchange_n(&g_driver_version, version, __ATOMIC_SEQ_CST);
+}
+int cuDriverGetVersion(int* version) {
+  *version = __atomic_load_n(&g_driver_version, __ATOMIC_SEQ_CST);
+  return kSuccess;
+}
 
 int cuGetErrorName(int r, const char** name) {
   switch (r) {
