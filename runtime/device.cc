@@ -104,7 +104,7 @@ Device::~Device() {
   }
   // Members die after this body, but the device handle must outlive their plugin objects.
   plugin_.Own(plugin_.api().stream_sync(handle_, nullptr));
-  staging_.ReclaimAll();
+  staging_.Clear();
   programs_.Clear();
   allocator_.Flush();
   plugin_.api().device_close(handle_);

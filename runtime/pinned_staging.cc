@@ -21,9 +21,12 @@ bool HasHostMemory(const tg_plugin_api& api) {
 
 PinnedStaging::PinnedStaging(const Plugin& plugin, tg_device* device) : plugin_(plugin), device_(device) {}
 
-PinnedStaging::~PinnedStaging() {
+void PinnedStaging::Clear() {
   ReclaimAll();
+  std::lock_guard<std::mutex> lock(mu_);
   for (const Block& b : idle_) plugin_.api().host_free(device_, b.ptr);
+  idle_.clear();
+  idle_bytes_ = 0;
 }
 
 bool PinnedStaging::Stages(uint64_t nbytes) const {

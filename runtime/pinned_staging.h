@@ -32,7 +32,7 @@ class PinnedStaging {
 
   // |plugin| and |device| must outlive this.
   PinnedStaging(const Plugin& plugin, tg_device* device);
-  ~PinnedStaging();  // waits for the copies still reading blocks, then frees every block
+  ~PinnedStaging() { Clear(); }
   PinnedStaging(const PinnedStaging&) = delete;
   PinnedStaging& operator=(const PinnedStaging&) = delete;
 
@@ -47,6 +47,8 @@ class PinnedStaging {
   // Waits for every copy still reading a block (the device's queue has been drained, or is about to
   // be) and caches their blocks.
   void ReclaimAll();
+  // ReclaimAll, then host_free of every block: before the device closes (host_free takes the device).
+  void Clear();
 
   struct Counters {
     uint64_t allocs = 0;  // host_alloc calls

@@ -118,5 +118,20 @@ TEST_F(CudaAsyncCopyTest, UploadsLargerThanTheStagingLimitAreCopiedSynchronously
   EXPECT_THAT(calls, Contains("cuStreamSynchronize"));  // pageable memory: read before returning
 }
 
+// A device's page-locked blocks go back to the driver before the device is closed: host_free takes
+// the device, which is gone after device_close (a use after free that ASan catches).
+TEST_F(CudaAsyncCopyTest, ClosingADeviceFreesItsPageLockedBlocksFirst) {
+  absl::StatusOr<std::unique_ptr<Device>> own = Device::Open(*plugin_, 0);
+  ASSERT_TRUE(own.ok()) << own.status();
+  std::vector<float> in = Iota(1024);
+  {
+    std::shared_ptr<Buffer> b = Buffer::Create(**own, in.size() * 4);
+    ASSERT_TRUE(b->CopyIn(in.data(), in.size() * 4).ok());
+  }
+  CallLog();
+  own->reset();
+  EXPECT_THAT(CallLog(), Contains("cuMemFreeHost"));
+}
+
 }  // namespace
 }  // namespace tg::runtime
