@@ -51,11 +51,17 @@ tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buff
   if (tg_error* e = CheckCu(Cu().cuMemAlloc_v2(&ptr, bytes), "buffer_alloc: cuMemAlloc")) return e;
   *out = new tg_buffer{device, ptr, bytes};
   device->memory.Allocated(bytes);
+  device->buffers.Add(*out);
   return nullptr;
 }
 
 void BufferFree(tg_buffer* buffer) {
   if (buffer == nullptr) return;
+  buffer->device->buffers.Remove(buffer);
+  ReleaseBuffer(buffer);
+}
+
+void ReleaseBuffer(tg_buffer* buffer) {
   ScopedContext current;
   if (current.TryEnter(buffer->device)) {
     Cu().cuStreamSynchronize(buffer->device->stream);

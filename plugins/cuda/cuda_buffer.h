@@ -18,6 +18,8 @@ namespace tg_cuda {
 tg_error* BufferAlloc(tg_device* device, uint64_t bytes, uint32_t flags, tg_buffer** out);
 // Waits for the device's stream first (pending kernels may still use the memory), then frees.
 void BufferFree(tg_buffer* buffer);
+// BufferFree for a buffer its device no longer lists (device_close frees what the host left).
+void ReleaseBuffer(tg_buffer* buffer);
 // |stream| must be NULL. |done| == NULL: returns once host memory was read / written.
 tg_error* CopyH2D(tg_stream* stream, tg_buffer* dst, uint64_t dst_offset, const void* src,
                   uint64_t bytes, tg_event** done);

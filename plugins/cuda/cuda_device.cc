@@ -5,6 +5,8 @@
 #include <cstring>
 
 #include "plugins/cuda/cuda_api.h"
+#include "plugins/cuda/cuda_buffer.h"
+#include "plugins/cuda/cuda_program.h"
 #include "plugins/cuda/nvrtc_choice.h"
 #include "plugins/cuda/scoped_context.h"
 
@@ -114,6 +116,8 @@ tg_error* OpenDevice(uint32_t ordinal, tg_device** out_device) {
 
 void CloseDevice(tg_device* device) {
   if (device == nullptr) return;
+  for (tg_program* p : device->programs.TakeAll()) ReleaseProgram(p);
+  for (tg_buffer* b : device->buffers.TakeAll()) ReleaseBuffer(b);
   {
     ScopedContext current;
     if (current.TryEnter(device)) {

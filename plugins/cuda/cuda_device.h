@@ -8,6 +8,7 @@
 
 #include "plugins/cuda/cuda_error.h"
 #include "plugins/kit/memory_stats.h"
+#include "plugins/kit/owned_set.h"
 
 namespace tg_cuda {
 struct NvrtcApi;
@@ -30,6 +31,10 @@ struct tg_device {
   uint32_t max_group[3] = {1, 1, 1};
   uint32_t max_threads = 1, compute_units = 1, caps = 0;
   tg_kit::MemoryCounter memory;  // what its buffers hold ("tg.memory_stats")
+  // What the host has not freed yet, which device_close frees (ABI): a second open of the ordinal or
+  // another user of the primary context would otherwise keep that memory and those modules.
+  tg_kit::OwnedSet<tg_buffer> buffers;
+  tg_kit::OwnedSet<tg_program> programs;
   int cc_major = 0, cc_minor = 0;
 };
 

@@ -56,6 +56,7 @@ tg_error* LoadModule(tg_device* d, Module m, const std::string& entry, tg_code f
   auto* p = new tg_program;
   p->device = d, p->module = module, p->function = fn, p->entry = entry, p->num_params = count->second;
   p->format = m.format, p->binary = kEnvelope.Seal(m.image, EncodeEntryParams(m.params));
+  d->programs.Add(p);
   *out = p;
   return nullptr;
 }
@@ -127,6 +128,11 @@ tg_error* ProgramBinary(tg_program* program, const char** format, const void** b
 
 void ProgramDestroy(tg_program* program) {
   if (program == nullptr) return;
+  program->device->programs.Remove(program);
+  ReleaseProgram(program);
+}
+
+void ReleaseProgram(tg_program* program) {
   ScopedContext current;
   if (current.TryEnter(program->device)) {
     Cu().cuStreamSynchronize(program->device->stream);

@@ -32,6 +32,8 @@ tg_error* ProgramLoad(tg_device* device, const char* format, const void* binary,
 tg_error* ProgramBinary(tg_program* program, const char** format, const void** binary, uint64_t* len);
 // Waits for the stream (pending launches use the module), then unloads.
 void ProgramDestroy(tg_program* program);
+// ProgramDestroy for a program its device no longer lists (device_close frees what the host left).
+void ReleaseProgram(tg_program* program);
 
 }  // namespace tg_cuda
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "plugins/hip/hip_error.h"
-#include "plugins/hip/owned_set.h"
+#include "plugins/kit/owned_set.h"
 #include "plugins/kit/memory_stats.h"
 
 struct tg_device {
@@ -22,8 +22,8 @@ struct tg_device {
   uint32_t max_threads = 1, compute_units = 1, caps = 0;
   tg_kit::MemoryCounter memory;  // what its buffers hold ("tg.memory_stats")
   // Buffers and programs not yet freed by the host: CloseDevice frees them.
-  tg_hip::OwnedSet<tg_buffer> buffers;
-  tg_hip::OwnedSet<tg_program> programs;
+  tg_kit::OwnedSet<tg_buffer> buffers;
+  tg_kit::OwnedSet<tg_program> programs;
 };
 
 namespace tg_hip {

@@ -325,6 +325,36 @@ TEST_F(CudaStubDriverTest, DeviceBindThreadLeavesTheDevicesContextCurrent) {
 
 constexpr char kPtxHeader[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
 
+// ---- device_close ----
+
+int Count(const std::string& log, const std::string& line) {
+  int n = 0;
+  for (size_t at = 0; (at = log.find(line + "\n", at)) != std::string::npos; at += line.size()) {
+    if (at == 0 || log[at - 1] == '\n') ++n;
+  }
+  return n;
+}
+
+// What the host left open on a device, device_close frees: the ABI says so, and the primary context
+// the memory and modules live in outlives this handle (the test's own device holds it).
+TEST_F(CudaStubDriverTest, DeviceCloseFreesTheBuffersAndProgramsTheHostLeft) {
+  tg_device* second = nullptr;
+  ErrorChecker(api_).Ok(api_->device_open(0, &second));
+  ASSERT_NE(second, nullptr);
+  tg_buffer *a = nullptr, *b = nullptr, *freed = nullptr;
+  ErrorChecker(api_).Ok(api_->buffer_alloc(second, 4096, 0, &a));
+  ErrorChecker(api_).Ok(api_->buffer_alloc(second, 64, 0, &b));
+  ErrorChecker(api_).Ok(api_->buffer_alloc(second, 64, 0, &freed));
+  std::string ptx = std::string(kPtxHeader) + ".visible .entry k(\n\t.param .u64 k_param_0\n)\n{\n\tret;\n}\n";
+  ASSERT_NE(Compile("ptx", ptx, "k", nullptr, nullptr, second), nullptr);
+  api_->buffer_free(freed);
+  CallLog();
+  api_->device_close(second);
+  std::string log = CallLog();
+  EXPECT_EQ(Count(log, "cuMemFree"), 2) << log;  // a and b; not |freed| a second time
+  EXPECT_EQ(Count(log, "cuModuleUnload"), 1) << log;
+}
+
 TEST_F(CudaStubDriverTest, ALaunchWithAnotherNumberOfArgumentsThanTheKernelTakesIsRefused) {
   std::string ptx = std::string(kPtxHeader) +
                     ".visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n{\n\tret;\n}\n";

@@ -288,6 +288,7 @@ int cuModuleUnload(void* module) {
   if (m == NULL) return kInvalidValue;
   free(m->ptx);
   free(m);
+  Log("cuModuleUnload");
   return kSuccess;
 }
 int cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,

@@ -2,14 +2,14 @@
 // frees what the device still owns (ABI), and the runtime keeps device memory and code objects
 // until the process ends unless someone frees them, so the device remembers its live buffers and
 // programs. Thread-safe: the host allocates, frees and compiles from any thread.
-#ifndef TG_PLUGINS_HIP_OWNED_SET_H_
-#define TG_PLUGINS_HIP_OWNED_SET_H_
+#ifndef TG_PLUGINS_KIT_OWNED_SET_H_
+#define TG_PLUGINS_KIT_OWNED_SET_H_
 
 #include <mutex>
 #include <unordered_set>
 #include <vector>
 
-namespace tg_hip {
+namespace tg_kit {
 
 template <typename T>
 class OwnedSet {
@@ -35,6 +35,6 @@ class OwnedSet {
   std::unordered_set<T*> live_;  // guarded by mu_
 };
 
-}  // namespace tg_hip
+}  // namespace tg_kit
 
-#endif  // TG_PLUGINS_HIP_OWNED_SET_H_
+#endif  // TG_PLUGINS_KIT_OWNED_SET_H_
