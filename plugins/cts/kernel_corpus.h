@@ -21,6 +21,9 @@ namespace tg_cts {
 //   add_one(buf i32*)                         buf[0] += 1; one work item
 //   busy(out u32*, iters i32)                 out[0] = LCG iterated |iters| times from 1
 //   syntax_error                              does not compile
+//   fault()                                   faults (c: returns nonzero; cuda-c, hip-c: a trap);
+//                                             none in opencl-c, where no fault is portable (PoCL's
+//                                             CPU device would take the process down)
 std::vector<std::string> CorpusDialects();  // dialects with a corpus: "c", "opencl-c", ...
 
 // The source of |name| in |dialect|, or nullopt when the corpus lacks it. For "c" the header's

@@ -189,6 +189,38 @@ void PropsConsistent(const Plugin& p) {
             "max_alloc_bytes > global_mem_bytes");
 }
 
+// What the props declare holds when used: a known device type, and a device that declares its buffers
+// host-addressable (TG_CAP_UNIFIED_MEMORY) hands out, through tg.native_handles, a host address that
+// reads what a copy wrote. The other caps are held by the cases that use them (TG_CAP_FP16 by the half
+// host kernels, TG_CAP_TIMING by Execution.profiled_timing).
+void DeclaredPropsHold(const Plugin& p) {
+  DeviceSession s(p);
+  const tg_device_props& d = s.props();
+  CTS_CHECK(d.device_type <= TG_DEVICE_TYPE_ACCELERATOR,
+            "device_type " + std::to_string(d.device_type) + " is none of the TG_DEVICE_TYPE_* values (or 0)");
+  if (!s.HasCap(TG_CAP_UNIFIED_MEMORY)) return;
+  const tg_native_handles_ext* native = nullptr;
+  for (const tg_ext* e = s.api().extensions; e != nullptr; e = e->next) {
+    if (e->name != nullptr && std::strcmp(e->name, TG_NATIVE_HANDLES_NAME) == 0 &&
+        e->struct_size >= TG_SIZE_TO(tg_native_handles_ext, buffer_native)) {
+      native = reinterpret_cast<const tg_native_handles_ext*>(e);
+    }
+  }
+  if (native == nullptr || native->buffer_native == nullptr) return;  // nothing more to hold it to
+  const uint32_t pattern[4] = {0x01234567u, 0x89abcdefu, 0xdeadbeefu, 7u};
+  Buffer b = s.Alloc(sizeof pattern);
+  s.Write(b, 0, pattern, sizeof pattern);
+  s.Sync();
+  uint64_t address = 0;
+  const char* kind = nullptr;
+  Check(s.api(), native->buffer_native(b.get(), &address, &kind), "buffer_native");
+  CTS_CHECK(kind != nullptr && std::strcmp(kind, "host") == 0,
+            std::string("TG_CAP_UNIFIED_MEMORY declared but buffer_native says memory kind '") +
+                (kind != nullptr ? kind : "(null)") + "', not 'host'");
+  CTS_CHECK(address != 0 && std::memcmp(reinterpret_cast<const void*>(address), pattern, sizeof pattern) == 0,
+            "TG_CAP_UNIFIED_MEMORY declared but the buffer's host address does not hold what was copied in");
+}
+
 }  // namespace
 
 std::vector<Case> Tier0AbiCases() {
@@ -205,6 +237,7 @@ std::vector<Case> Tier0AbiCases() {
       {0, "Abi.props_long_struct", PropsLongStruct},
       {0, "Abi.props_strings", PropsStrings},
       {0, "Abi.props_consistent", PropsConsistent},
+      {0, "Abi.declared_props_hold", DeclaredPropsHold},
   };
 }
 

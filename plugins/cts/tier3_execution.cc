@@ -111,6 +111,49 @@ void Timing(const Plugin& p) {
                                     std::to_string(short_ns) + " ns");
 }
 
+// A kernel that faults: its error surfaces at event_wait (never success), and the device is usable
+// afterwards, reopened where the fault was sticky (ABORTED, as the ABI asks of a device that faulted).
+void FaultingKernelIsReported(const Plugin& p) {
+  std::string dialect;
+  {
+    DeviceSession s(p);
+    dialect = s.ExecDialect();
+    if (!KernelSource(p, dialect, "fault").has_value()) {
+      Skip("no fault kernel in " + dialect + " (opencl-c has none: no fault is portable there)");
+    }
+    Program prog = s.Compile(dialect, "fault");
+    tg_event* raw = nullptr;
+    Check(s.api(), s.LaunchRaw(prog, Grid{}, {}, 0, &raw), "launch(fault): errors of a running kernel surface later");
+    CTS_CHECK(raw != nullptr, "launch with out_done returned no event");
+    Event done(&s.api(), raw);
+    Status waited = Take(s.api(), s.api().event_wait(done.get(), UINT64_MAX));
+    CTS_CHECK(!waited.ok(), "event_wait of a faulting kernel returned success");
+    CTS_CHECK(!waited.message.empty(), "the fault's error has no message");
+    Take(s.api(), s.api().stream_sync(s.device(), nullptr));  // may report it once more
+    if (waited.code != TG_CODE_ABORTED) {
+      Program add = s.Compile(dialect, "add_one");
+      Buffer buf = s.Alloc(4);
+      int32_t zero = 0, got = -1;
+      s.Write(buf, 0, &zero, 4);
+      s.Launch(add, Grid{}, {BufferArg(buf)});
+      s.Sync();
+      s.Read(buf, 0, &got, 4);
+      CTS_CHECK(got == 1, "after a fault reported as " + Describe(waited) +
+                              " (not ABORTED) the device no longer runs add_one");
+      return;
+    }
+  }
+  DeviceSession reopened(p);  // after ABORTED the host closes and reopens the device
+  Program add = reopened.Compile(dialect, "add_one");
+  Buffer buf = reopened.Alloc(4);
+  int32_t zero = 0, got = -1;
+  reopened.Write(buf, 0, &zero, 4);
+  reopened.Launch(add, Grid{}, {BufferArg(buf)});
+  reopened.Sync();
+  reopened.Read(buf, 0, &got, 4);
+  CTS_CHECK(got == 1, "a device reopened after an ABORTED fault does not run add_one");
+}
+
 }  // namespace
 
 std::vector<Case> Tier3ExecutionCases() {
@@ -119,6 +162,7 @@ std::vector<Case> Tier3ExecutionCases() {
       {3, "Execution.ordered_launches_1000", OrderedLaunches},
       {3, "Execution.event_wait_and_query", EventWaitAndQuery},
       {3, "Execution.event_wait_timeout", EventWaitTimeout},
+      {3, "Execution.faulting_kernel_reported", FaultingKernelIsReported},
       {3, "Execution.timing", Timing},
   };
 }
