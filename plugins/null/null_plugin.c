@@ -180,6 +180,11 @@ static const tg_plugin_api kApi = {
     .event_destroy = event_destroy,
     .event_timing_ns = NULL, /* OPTIONAL: host times with its own clock */
     .extensions = NULL,
+    /* ABI 1.1 */
+    .event_record = NULL,      /* OPTIONAL: host orders work between devices with stream_sync */
+    .device_wait_event = NULL, /* OPTIONAL: host waits with event_wait */
+    .host_alloc = NULL,        /* OPTIONAL: uploads copy synchronously from the caller's memory */
+    .host_free = NULL,
 };
 
 /* The one exported symbol. Do no hardware work here (the host may call it just to list plugins).
