@@ -111,6 +111,18 @@ void Timing(const Plugin& p) {
                                     std::to_string(short_ns) + " ns");
 }
 
+// add_one once on a zeroed counter: whether the device still runs kernels (1).
+int32_t AddOneOnce(const DeviceSession& s, const std::string& dialect) {
+  Program add = s.Compile(dialect, "add_one");
+  Buffer buf = s.Alloc(4);
+  int32_t zero = 0, got = -1;
+  s.Write(buf, 0, &zero, 4);
+  s.Launch(add, Grid{}, {BufferArg(buf)});
+  s.Sync();
+  s.Read(buf, 0, &got, 4);
+  return got;
+}
+
 // A kernel that faults: its error surfaces at event_wait (never success), and the device is usable
 // afterwards, reopened where the fault was sticky (ABORTED, as the ABI asks of a device that faulted).
 void FaultingKernelIsReported(const Plugin& p) {
@@ -131,27 +143,13 @@ void FaultingKernelIsReported(const Plugin& p) {
     CTS_CHECK(!waited.message.empty(), "the fault's error has no message");
     Take(s.api(), s.api().stream_sync(s.device(), nullptr));  // may report it once more
     if (waited.code != TG_CODE_ABORTED) {
-      Program add = s.Compile(dialect, "add_one");
-      Buffer buf = s.Alloc(4);
-      int32_t zero = 0, got = -1;
-      s.Write(buf, 0, &zero, 4);
-      s.Launch(add, Grid{}, {BufferArg(buf)});
-      s.Sync();
-      s.Read(buf, 0, &got, 4);
-      CTS_CHECK(got == 1, "after a fault reported as " + Describe(waited) +
-                              " (not ABORTED) the device no longer runs add_one");
+      CTS_CHECK(AddOneOnce(s, dialect) == 1,
+                "after a fault reported as " + Describe(waited) + " (not ABORTED) the device no longer runs add_one");
       return;
     }
   }
   DeviceSession reopened(p);  // after ABORTED the host closes and reopens the device
-  Program add = reopened.Compile(dialect, "add_one");
-  Buffer buf = reopened.Alloc(4);
-  int32_t zero = 0, got = -1;
-  reopened.Write(buf, 0, &zero, 4);
-  reopened.Launch(add, Grid{}, {BufferArg(buf)});
-  reopened.Sync();
-  reopened.Read(buf, 0, &got, 4);
-  CTS_CHECK(got == 1, "a device reopened after an ABORTED fault does not run add_one");
+  CTS_CHECK(AddOneOnce(reopened, dialect) == 1, "a device reopened after an ABORTED fault does not run add_one");
 }
 
 }  // namespace
