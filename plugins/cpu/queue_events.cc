@@ -1,6 +1,8 @@
 // queue_events.cc: events recorded on, and awaited by, CPU devices' queues.
 #include "plugins/cpu/queue_events.h"
 
+#include "plugins/kit/ordering_args.h"
+
 namespace tg_cpu {
 
 std::shared_ptr<EventState> RecordOn(DeviceQueue& queue) {
@@ -18,12 +20,7 @@ void WaitDone(EventState& state) {
 }
 
 tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event) {
-  if (device == nullptr || out_event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
-  }
-  if (stream != nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: the CPU plugin has only the default (NULL) stream");
-  }
+  if (tg_error* e = tg_kit::CheckEventRecordArgs(device, stream, out_event)) return e;
   std::shared_ptr<EventState> state = RecordOn(device->queue);
   if (state == nullptr) {  // nothing pending: complete already
     uint64_t now = MonotonicNs();
@@ -35,12 +32,7 @@ tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event
 }
 
 tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event) {
-  if (device == nullptr || event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: NULL device or event");
-  }
-  if (stream != nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: the CPU plugin has only the default (NULL) stream");
-  }
+  if (tg_error* e = tg_kit::CheckDeviceWaitEventArgs(device, stream, event)) return e;
   // The task holds the state, so the host may destroy |event| now. A device that runs work inline
   // waits inline: its "queue" is the calling thread.
   device->queue.Submit([state = event->state] { WaitDone(*state); });

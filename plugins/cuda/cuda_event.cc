@@ -6,6 +6,7 @@
 
 #include "plugins/cuda/cuda_api.h"
 #include "plugins/cuda/scoped_context.h"
+#include "plugins/kit/ordering_args.h"
 
 namespace tg_cuda {
 namespace {
@@ -42,22 +43,14 @@ tg_error* EmitEvent(tg_device* device, CUevent start, tg_event** out) {
 }
 
 tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event) {
-  if (device == nullptr || out_event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
-  }
-  if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: only the default (NULL) stream exists");
+  if (tg_error* e = tg_kit::CheckEventRecordArgs(device, stream, out_event)) return e;
   ScopedContext current;
   if (tg_error* e = current.Enter(device)) return e;
   return EmitEvent(device, nullptr, out_event);
 }
 
 tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event) {
-  if (device == nullptr || event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: NULL device or event");
-  }
-  if (stream != nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: only the default (NULL) stream exists");
-  }
+  if (tg_error* e = tg_kit::CheckDeviceWaitEventArgs(device, stream, event)) return e;
   ScopedContext current;
   if (tg_error* e = current.Enter(device)) return e;
   return CheckCu(Cu().cuStreamWaitEvent(device->stream, event->end, 0), "cuStreamWaitEvent");

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "plugins/hip/hip_api.h"
+#include "plugins/kit/ordering_args.h"
 
 namespace tg_hip {
 namespace {
@@ -45,21 +46,13 @@ tg_error* EmitEvent(tg_device* device, hipEvent_t start, tg_event** out) {
 }
 
 tg_error* EventRecord(tg_device* device, tg_stream* stream, tg_event** out_event) {
-  if (device == nullptr || out_event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: NULL device or out_event");
-  }
-  if (stream != nullptr) return MakeError(TG_CODE_INVALID_ARGUMENT, "event_record: only the default (NULL) stream exists");
+  if (tg_error* e = tg_kit::CheckEventRecordArgs(device, stream, out_event)) return e;
   if (tg_error* e = MakeCurrent(device)) return e;
   return EmitEvent(device, nullptr, out_event);
 }
 
 tg_error* DeviceWaitEvent(tg_device* device, tg_stream* stream, tg_event* event) {
-  if (device == nullptr || event == nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: NULL device or event");
-  }
-  if (stream != nullptr) {
-    return MakeError(TG_CODE_INVALID_ARGUMENT, "device_wait_event: only the default (NULL) stream exists");
-  }
+  if (tg_error* e = tg_kit::CheckDeviceWaitEventArgs(device, stream, event)) return e;
   if (tg_error* e = MakeCurrent(device)) return e;
   return CheckHip(Hip().hipStreamWaitEvent(device->stream, event->end, 0), "hipStreamWaitEvent");
 }
