@@ -120,17 +120,29 @@ class Vectorizer {
       if (reduce->src(i) == range_) over_range = true;
       else loops.push_back(reduce->src(i));
     }
-    DType dt = value->dtype();
-    std::vector<UOpRef> src{value};
-    src.insert(src.end(), loops.begin(), loops.end());
-    UOpRef partial = loops.empty() ? value : UOp::Make(Ops::kReduce, dt, std::move(src), reduce->arg());
+    Ops op = reduce->arg_as<ReduceArg>().op;
+    UOpRef partial = loops.empty() ? value : AccumulatedOverLoops(reduce, value, loops);
     if (!over_range) return partial;
     // The vector lanes are partial results over |range|: fold them. A value the lanes share (a
     // constant summed) is one partial per lane all the same.
-    Ops op = reduce->arg_as<ReduceArg>().op;
     UOpRef folded = Gep(partial, 0);
     for (int64_t c = 1; c < n_; ++c) folded = CombineReduced(op, folded, Gep(partial, c));
     return folded;
+  }
+
+  // |value| reduced over |loops| by |reduce|'s op: one vector accumulator where the dialect combines
+  // such vectors whole, else one scalar accumulator per lane (a MAX of float64 lanes has no vector
+  // select in C: its comparison mask is 64 bits a lane, not the 32 of the mask type).
+  UOpRef AccumulatedOverLoops(const UOpRef& reduce, const UOpRef& value, const std::vector<UOpRef>& loops) {
+    auto reduced = [&](const UOpRef& v) {
+      std::vector<UOpRef> src{v};
+      src.insert(src.end(), loops.begin(), loops.end());
+      return UOp::Make(Ops::kReduce, v->dtype(), std::move(src), reduce->arg());
+    };
+    DType dt = value->dtype();
+    Ops op = reduce->arg_as<ReduceArg>().op;
+    if (!IsVector(value) || target_.VectorAlu(op, dt.base(), dt.base())) return reduced(value);
+    return LaneWise(reduce, [&](int64_t c) { return reduced(Gep(value, c)); });
   }
 
   void VectorStore(const UOpRef& store, std::vector<UOpRef>& out) {

@@ -1,14 +1,18 @@
 // Codegen: opts legality, and kernels optimized by the heuristic (vectorized, unrolled, tiled)
 // computing the same values as the unoptimized reference.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
 #include "compiler/codegen/codegen.h"
 #include "compiler/codegen/heuristic.h"
 #include "compiler/codegen/kernel.h"
+#include "compiler/schedule/buffer_node.h"
 #include "compiler/schedule/schedule.h"
+#include "compiler/target.h"
 #include "frontend/tg.h"
 #include "gtest/gtest.h"
+#include "runtime/buffer.h"
 #include "runtime/device_registry.h"
 
 namespace tg::compiler {
@@ -166,6 +170,46 @@ TEST(Heuristic, CatOfAlignedBlocksLoadsWholeVectors) {
             for (int64_t c = 0; c < channels; ++c, ++i)
               ASSERT_EQ(got[i], x[((b * h + y + tap / 3) * w + xx + tap % 3) * channels + c]) << i;
   }
+}
+
+// A max over rows, its output columns upcast into AVX2-wide vectors (32 bytes): float64 and int64
+// lanes compare into 64-bit masks and int16 lanes into 16-bit ones, which the C dialect's 32-bit
+// select mask cannot take, so each lane keeps its own accumulator. The kernel compiles and each
+// column's max is the host's, whatever CPU runs the test.
+template <class T>
+void ExpectColumnMaxOverWideLanes(DType dtype) {
+  SCOPED_TRACE(dtype.name());
+  const int64_t rows = 5, columns = 8;
+  std::vector<T> x(rows * columns);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>((i * 37) % 23) - 11;
+  Tensor t = Tensor::from_vector(x, Shape{rows, columns});
+  ASSERT_EQ(t.dtype(), dtype);
+  t.realize();
+  UOpRef ast = OnlyKernelAst(t.max({0}));
+  Target target = Target::For(Cpu());
+  target.vector_bytes = 32;
+  target.masked_vectors = false;
+  GeneratedKernel k = GenerateKernel(ast, target, {{OptOp::kUpcast, 0, 4}});
+  runtime::Device& device = *runtime::DeviceRegistry::Global().GetDevice("CPU").value();
+  auto program = device.GetProgram(k.source);
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto out = runtime::Buffer::Create(device, columns * sizeof(T));
+  std::vector<runtime::KernelArg> args{runtime::KernelArg::Buf(out.get()),
+                                       runtime::KernelArg::Buf(compiler::RuntimeBuffer(compiler::BufferOfView(t.uop())))};
+  ASSERT_TRUE(device.Launch(**program, k.dims, args, nullptr).ok());
+  std::vector<T> got(columns);
+  ASSERT_TRUE(out->CopyOut(got.data(), columns * sizeof(T)).ok());
+  for (int64_t c = 0; c < columns; ++c) {
+    T want = x[c];
+    for (int64_t r = 1; r < rows; ++r) want = std::max(want, x[r * columns + c]);
+    EXPECT_EQ(got[c], want) << "column " << c;
+  }
+}
+
+TEST(Vectorizer, MaxOverLanesWiderOrNarrowerThanTheMaskKeepsALaneEach) {
+  ExpectColumnMaxOverWideLanes<double>(dtypes::float64);
+  ExpectColumnMaxOverWideLanes<int64_t>(dtypes::int64);
+  ExpectColumnMaxOverWideLanes<int16_t>(dtypes::int16);
 }
 
 // MAX is spelled (a<b)?b:a and a vector select writes its mask twice: an operand written twice must
