@@ -1,7 +1,7 @@
-// The heuristic's opts for a kernel as a CPU of a given SIMD width and two cores would choose them,
-// whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and AVX-512 (64),
-// and for a dialect with one-instruction masked vector accesses (llvm-ir) or without (c). Also the
-// reduce kernel of a tensor's schedule, which those tests hand it.
+// The heuristic's opts for a kernel as a CPU of a given SIMD width, two cores and fixed caches would
+// choose them, whatever CPU runs the test: tests of vector choices state them for AVX2 (32 bytes) and
+// AVX-512 (64), and for a dialect with one-instruction masked vector accesses (llvm-ir) or without
+// (c). Also the reduce kernel of a tensor's schedule, which those tests hand it.
 #ifndef TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 #define TG_TESTS_COMPILER_HEURISTIC_AT_WIDTH_H_
 
@@ -22,6 +22,10 @@ inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes, bool masked_
   target.vector_bytes = vector_bytes;
   target.masked_vectors = masked_vectors;
   target.cores = 2;
+  // The caches of one Zen 4 or Zen 5 core, not the host's: blocking opts depend on them and renumber
+  // the axes the vector tests look at.
+  target.l1_bytes = int64_t{48} << 10;
+  target.l2_bytes = int64_t{1} << 20;
   Kernel k = StartKernel(ast, cpu);
   ApplyHeuristic(k, target);
   return k;
