@@ -22,7 +22,7 @@ inline Kernel HeuristicAtWidth(const UOpRef& ast, int vector_bytes, bool masked_
   target.vector_bytes = vector_bytes;
   target.masked_vectors = masked_vectors;
   target.cores = 2;
-  // The caches of one Zen 4 or Zen 5 core, not the host's: blocking opts depend on them and renumber
+  // The caches of one Zen 5 core, not the host's: blocking opts depend on them and renumber
   // the axes the vector tests look at.
   target.l1_bytes = int64_t{48} << 10;
   target.l2_bytes = int64_t{1} << 20;
