@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/codegen/shared_factor.h"
 #include "ir/substitute.h"
 #include "ir/symbolic.h"
 
@@ -62,7 +63,11 @@ UOpRef UnrollReduceAxis(const UOpRef& sink, const UOpRef& range) {
     }
     Ops op = u->arg_as<ReduceArg>().op;
     UOpRef folded = Lane(src[0], range, 0);
-    for (int64_t c = 1; c < extent; ++c) folded = CombineReduced(op, folded, Lane(src[0], range, c));
+    for (int64_t c = 1; c < extent; ++c) {
+      folded = CombineReduced(op, folded, Lane(src[0], range, c));
+      if (op == Ops::kAdd)
+        if (UOpRef factored = SharedFactorRules().Rewrite(folded)) folded = factored;
+    }
     std::vector<UOpRef> kept{folded};
     for (size_t i = 1; i < src.size(); ++i)
       if (src[i] != range) kept.push_back(src[i]);

@@ -11,7 +11,8 @@ namespace tg::compiler {
 UOpRef UnrollOutputAxis(const UOpRef& sink, const UOpRef& range);
 
 // Every REDUCE over |range| (an UNROLL reduce loop) folds the copies of its value, one per value
-// of |range|, with its own op, and no longer loops over |range|.
+// of |range|, with its own op, and no longer loops over |range|. Copies of a sum that share a factor
+// are summed before it multiplies them, once (shared_factor.h).
 UOpRef UnrollReduceAxis(const UOpRef& sink, const UOpRef& range);
 
 // Two partial results of a REDUCE combined with its op (ADD, MUL or MAX); bools with OR, or AND for MUL.
