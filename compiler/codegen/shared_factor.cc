@@ -31,19 +31,16 @@ UOpRef ProductWithout(const std::vector<UOpRef>& factors, const UOpRef& dropped)
       skipped = true;
       continue;
     }
-    product = product ? UOp::Make(Ops::kMul, product->dtype(), {product, f}) : f;
+    product = product ? product * f : f;
   }
   return product;
 }
 
-UOpRef FactorOut(const UOpRef& sum, const UOpRef& a, const UOpRef& b) {
-  if (a->op() != Ops::kMul || b->op() != Ops::kMul || a->dtype() != b->dtype()) return nullptr;
+UOpRef FactorOut(const UOpRef& a, const UOpRef& b) {
+  if (a->op() != Ops::kMul || b->op() != Ops::kMul) return nullptr;
   const std::vector<UOpRef> fa = FactorsOf(a), fb = FactorsOf(b);
-  for (const UOpRef& f : fa) {
-    if (std::find(fb.begin(), fb.end(), f) == fb.end()) continue;
-    UOpRef rest = UOp::Make(Ops::kAdd, sum->dtype(), {ProductWithout(fa, f), ProductWithout(fb, f)});
-    return UOp::Make(Ops::kMul, sum->dtype(), {rest, f});
-  }
+  for (const UOpRef& f : fa)
+    if (std::find(fb.begin(), fb.end(), f) != fb.end()) return (ProductWithout(fa, f) + ProductWithout(fb, f)) * f;
   return nullptr;
 }
 
@@ -51,8 +48,8 @@ UOpRef FactorOut(const UOpRef& sum, const UOpRef& a, const UOpRef& b) {
 
 const PatternMatcher& SharedFactorRules() {
   static const PatternMatcher rules({
-      {(Pat::Var("a") + Pat::Var("b")).named("sum").with_dtype([](DType d) { return !d.is_bool(); }),
-       [](const Match& m) { return FactorOut(m["sum"], m["a"], m["b"]); }},
+      {(Pat::Var("a") + Pat::Var("b")).with_dtype([](DType d) { return !d.is_bool(); }),
+       [](const Match& m) { return FactorOut(m["a"], m["b"]); }},
   });
   return rules;
 }

@@ -17,8 +17,8 @@ namespace {
 UOpRef Leaf(const char* name, DType dtype = dtypes::float32) {
   return UOp::Make(Ops::kDefineVar, dtype, {}, std::string(name));
 }
-UOpRef Mul(const UOpRef& a, const UOpRef& b) { return UOp::Make(Ops::kMul, a->dtype(), {a, b}); }
-UOpRef Add(const UOpRef& a, const UOpRef& b) { return UOp::Make(Ops::kAdd, a->dtype(), {a, b}); }
+UOpRef Mul(const UOpRef& a, const UOpRef& b) { return a * b; }
+UOpRef Add(const UOpRef& a, const UOpRef& b) { return a + b; }
 
 TEST(SharedFactor, ProductsSharingAFactorMultiplyByItOnce) {
   UOpRef x = Leaf("x"), y = Leaf("y"), q = Leaf("q"), r = Leaf("r"), s = Leaf("s");

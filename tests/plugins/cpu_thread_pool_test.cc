@@ -2,7 +2,6 @@
 #include "plugins/cpu/thread_pool.h"
 
 #include <atomic>
-#include <mutex>
 #include <thread>
 #include <vector>
 
