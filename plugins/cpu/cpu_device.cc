@@ -52,7 +52,7 @@ std::string Fingerprint(const std::string& arch) {
 }
 
 // Which source dialect comes first in props.source_dialects, i.e. which one the host renders
-// (dialect_choice.h says why).
+// (dialect_choice.h says why); "tg-uops" stays third.
 void OrderDialects(tg_device* d) {
   DialectOrder order = ChooseDialects(getenv("TG_CPU_DIALECT"), KernelsAreSanitized(),
                                      LibraryInstalled("libLLVM-15.so.1", LibrarySearchDirs()));
@@ -132,7 +132,7 @@ tg_error* GetDeviceProps(tg_device* device, tg_device_props* inout) {
   p.compute_units = device->compute_units;
   // fp16/bf16 stay off until we probe what the run-time C compiler accepts (_Float16, __bf16).
   p.caps = TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY;
-  p.num_source_dialects = 2;
+  p.num_source_dialects = 3;
   p.source_dialects = device->dialects;
   p.num_binary_formats = 2;
   p.binary_formats = device->formats;

@@ -16,8 +16,9 @@ struct tg_device {
   uint32_t ordinal = 0;
   // Strings handed out through device_props; they live as long as the device (ABI rule).
   std::string name, vendor, arch, fingerprint;
-  // Preference order (the host renders the first it can): see DefaultDialectOrder in cpu_device.cc.
-  const char* dialects[2] = {"c", "llvm-ir"};
+  // Preference order (the host renders the first it can): see OrderDialects in cpu_device.cc. The
+  // interpreted "tg-uops" is always last: the host renders it only for its first execution tier.
+  const char* dialects[3] = {"c", "llvm-ir", "tg-uops"};
   const char* formats[2] = {"elf-so", "llvm-obj"};
   uint64_t global_mem_bytes = 0;
   uint32_t compute_units = 1;

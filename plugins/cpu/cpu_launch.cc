@@ -54,7 +54,13 @@ ThreadPool& PoolOf(const tg_device* device) {
   return ThreadPool::ForDevice(device->ordinal, device->compute_units);
 }
 
-int32_t RunGroups(ThreadPool& pool, tg_c_kernel_fn fn, const tg_c_dispatch_state& dispatch) {
+// A compiled kernel's entry, or the interpreter on a tg-uops program: one workgroup per call.
+int32_t RunGroup(const tg_program& program, const tg_c_dispatch_state& dispatch, const tg_c_workgroup_state& wg) {
+  if (program.uops != nullptr) return program.uops->Run(&dispatch, &wg);
+  return program.fn(&dispatch, &wg);
+}
+
+int32_t RunGroups(ThreadPool& pool, const tg_program& program, const tg_c_dispatch_state& dispatch) {
   const uint64_t gx = dispatch.num_groups[0], gy = dispatch.num_groups[1];
   const uint64_t total = gx * gy * dispatch.num_groups[2];
   std::atomic<int32_t> failure{0};
@@ -66,7 +72,7 @@ int32_t RunGroups(ThreadPool& pool, tg_c_kernel_fn fn, const tg_c_dispatch_state
       wg.group_id[0] = static_cast<uint32_t>(i % gx);
       wg.group_id[1] = static_cast<uint32_t>((i / gx) % gy);
       wg.group_id[2] = static_cast<uint32_t>(i / (gx * gy));
-      if (int32_t rc = fn(&dispatch, &wg); rc != 0) {
+      if (int32_t rc = RunGroup(program, dispatch, wg); rc != 0) {
         int32_t expected = 0;
         failure.compare_exchange_strong(expected, rc);
         return;  // this chunk stops; other chunks finish their current group and check below
@@ -86,6 +92,17 @@ struct LaunchWork {
   uint32_t group_size[3];
 };
 
+// A compiled kernel trusts its caller as C does; the interpreter checks that every parameter its
+// program reads was passed.
+tg_error* CheckUopsArgs(const tg_program& program, const LaunchWork& work) {
+  if (program.uops == nullptr) return nullptr;
+  const uops::UopKernel& k = *program.uops;
+  if (work.buffers.size() >= k.buffers_needed() && work.scalars.size() >= k.scalars_needed()) return nullptr;
+  return Invalid("tg-uops kernel '" + k.entry() + "' reads " + std::to_string(k.buffers_needed()) + " buffer(s) and " +
+                 std::to_string(k.scalars_needed()) + " scalar(s); the launch passes " +
+                 std::to_string(work.buffers.size()) + " and " + std::to_string(work.scalars.size()));
+}
+
 // Runs |work| on its device's pool, reports a kernel failure to the device (for stream_sync) and
 // to |event| (may be NULL).
 void RunLaunch(const LaunchWork& work, EventState* event) {
@@ -102,7 +119,7 @@ void RunLaunch(const LaunchWork& work, EventState* event) {
 
   // The clock is read only for an event, which is what reports the times (PROFILE, DEBUG=2).
   uint64_t start = event != nullptr ? MonotonicNs() : 0;
-  int32_t rc = RunGroups(PoolOf(work.program->device), work.program->fn, dispatch);
+  int32_t rc = RunGroups(PoolOf(work.program->device), *work.program, dispatch);
   uint64_t end = event != nullptr ? MonotonicNs() : 0;
   if (rc == 0) {
     CompleteEvent(event, start, end);
@@ -130,6 +147,7 @@ tg_error* Launch(const tg_launch_args* raw) {
   auto fill = [&](LaunchWork& work) -> tg_error* {
     work.program = a.program;
     if (tg_error* e = MarshalArgs(a, &work.buffers, &work.scalars)) return e;
+    if (tg_error* e = CheckUopsArgs(*a.program, work)) return e;
     for (int d = 0; d < 3; ++d) {
       work.num_groups[d] = a.num_groups[d];
       work.group_size[d] = a.group_size[d];

@@ -1,4 +1,5 @@
-// cpu_program.cc: compile/load/serialize c-dialect kernels as cached shared objects.
+// cpu_program.cc: compile/load/serialize c-dialect kernels as cached shared objects, llvm-ir kernels as
+// JIT objects, and parse tg-uops kernels for the interpreter.
 #include "plugins/cpu/cpu_program.h"
 
 #include <dlfcn.h>
@@ -89,6 +90,21 @@ tg_error* LoadObject(tg_device* device, std::string_view sealed, const char* ent
   return nullptr;
 }
 
+tg_error* CompileUops(tg_device* device, std::string_view source, const char* entry, tg_program** out) {
+  std::unique_ptr<uops::UopKernel> kernel;
+  if (tg_error* e = uops::UopKernel::Build(source, &kernel)) return e;
+  if (kernel->entry() != entry) {
+    return MakeError(TG_CODE_NOT_FOUND, "entry point '" + std::string(entry) + "' not found: the tg-uops program is '" +
+                                            kernel->entry() + "'");
+  }
+  auto* p = new tg_program;
+  p->device = device;
+  p->entry = entry;
+  p->uops = std::move(kernel);
+  *out = p;
+  return nullptr;
+}
+
 }  // namespace
 
 tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
@@ -108,10 +124,11 @@ tg_error* ProgramCompile(const tg_compile_args* raw, tg_program** out) {
     *out = NewJitProgram(a.device, a.entry, std::move(object), std::move(jit));
     return nullptr;
   }
+  if (a.dialect != nullptr && strcmp(a.dialect, TG_UOPS_DIALECT) == 0) return CompileUops(a.device, source, a.entry, out);
   if (a.dialect == nullptr || strcmp(a.dialect, "c") != 0) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, std::string("program_compile: dialect '") +
                                                    (a.dialect ? a.dialect : "(null)") +
-                                                   "' is not supported; the CPU plugin accepts \"c\" and \"llvm-ir\"");
+                                                   "' is not supported; the CPU plugin accepts \"c\", \"llvm-ir\" and \"tg-uops\"");
   }
   std::string so_path;
   if (tg_error* e = CompileToSharedObject(source, a.options ? a.options : "", &so_path)) return e;
@@ -154,6 +171,9 @@ tg_error* ProgramBinary(tg_program* program, const char** out_format, const void
                         uint64_t* out_len) {
   if (program == nullptr || out_format == nullptr || out_binary == nullptr || out_len == nullptr) {
     return MakeError(TG_CODE_INVALID_ARGUMENT, "program_binary: NULL argument");
+  }
+  if (program->uops != nullptr) {
+    return MakeError(TG_CODE_UNIMPLEMENTED, "program_binary: tg-uops programs have no binary: the host keeps the text");
   }
   const bool jit = program->library == nullptr;
   std::call_once(program->binary_once, [program, jit] {

@@ -7,7 +7,8 @@
 //    while LLVM's objects carry no instrumentation;
 //  - where libLLVM-15 is not installed. That is looked up on disk, not loaded: a process that never
 //    compiles a kernel must not map LLVM (llvm_jit.h).
-// Both dialects are always offered; the order only says which one the host renders.
+// Both dialects are always offered (and the interpreted "tg-uops" after them, cpu_device.cc); the order
+// only says which one the host renders.
 #ifndef TG_PLUGINS_CPU_DIALECT_CHOICE_H_
 #define TG_PLUGINS_CPU_DIALECT_CHOICE_H_
 

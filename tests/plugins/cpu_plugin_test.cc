@@ -113,10 +113,12 @@ TEST_F(CpuPluginTest, PropsAreWrittenOnlyWithinTheHostsStructSize) {
   Ok(api_->device_props(dev_, &full));
   EXPECT_EQ(std::string(full.arch).rfind("x86_64-", 0), 0u);
   EXPECT_EQ(full.caps, TG_CAP_FP64 | TG_CAP_TIMING | TG_CAP_UNIFIED_MEMORY);
-  // Both dialects, in the order plugins/cpu/dialect_choice.h picks (its own test checks the order).
-  ASSERT_EQ(full.num_source_dialects, 2u);
+  // Both compiled dialects, in the order plugins/cpu/dialect_choice.h picks (its own test checks the
+  // order), then the interpreted "tg-uops" (never first: the host renders the first by default).
+  ASSERT_EQ(full.num_source_dialects, 3u);
   std::set<std::string> dialects{full.source_dialects[0], full.source_dialects[1]};
   EXPECT_EQ(dialects, (std::set<std::string>{"c", "llvm-ir"}));
+  EXPECT_STREQ(full.source_dialects[2], "tg-uops");
   EXPECT_STREQ(full.binary_formats[0], "elf-so");
 
   // A host that knew only up to `arch`: nothing past it may change.
