@@ -42,8 +42,9 @@ struct CapturedKernel {
 // its compile and throws tg::Error when it failed. Saving a Jit reads each kernel's binary through it.
 CapturedKernel CapturedKernelOf(const ScheduleItem& item);
 
-// Runs |items| in order, as realize() would (kernels from the kernel cache, copies staged).
-void RunItems(const std::vector<ScheduleItem>& items);
+// Runs |items| in order, as realize() would (kernels from the kernel cache, copies staged). A |replay|
+// (tg::Jit's), like anything run while capturing, runs every kernel in the optimized tier (docs/tiers.md).
+void RunItems(const std::vector<ScheduleItem>& items, bool replay = false);
 
 }  // namespace tg::compiler
 

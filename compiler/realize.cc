@@ -14,6 +14,7 @@
 #include "compiler/errors.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/codegen/codegen.h"
+#include "compiler/kernel_cache.h"
 #include "compiler/schedule/multi.h"
 #include "compiler/schedule/schedule.h"
 #include "compiler/schedule/schedule_cache.h"
@@ -25,75 +26,6 @@
 
 namespace tg::compiler {
 namespace {
-
-struct CompiledKernel {
-  GeneratedKernel kernel;
-  runtime::ProgramCache::Pending program;  // may still be compiling; get() waits
-};
-using KernelRef = std::shared_ptr<const CompiledKernel>;
-
-// What a codegen event says: the kernel it made, for which device, from whose opts.
-void DescribeCodegen(runtime::TraceSpan& span, const GeneratedKernel& kernel, const runtime::Device& device,
-                     bool searched) {
-  span.Rename(kernel.name);
-  span.Arg(runtime::TraceArg::Str("device", device.name()));
-  span.Arg(runtime::TraceArg::Str("dialect", kernel.source.dialect));
-  span.Arg(runtime::TraceArg::Str("opts", searched ? "BEAM" : "heuristic"));
-}
-
-// Kernels by (AST, device). ASTs are hash-consed, so an equal kernel is the same node and skips
-// codegen entirely: the cost of a repeated realize is a lookup and a launch. Codegen runs on the
-// calling thread, one kernel at a time; the compile it hands to the device runs on the runtime's
-// task pool, so a schedule's new kernels compile side by side while later ones are still generated.
-class KernelCache {
- public:
-  static KernelCache& Global() {
-    static KernelCache* cache = new KernelCache();
-    return *cache;
-  }
-
-  // The kernel of (|ast|, |device|), generating it and starting its compile on a miss. A kernel whose
-  // compile failed counts as a miss, so fixing the environment and realizing again retries it.
-  KernelRef Start(const UOpRef& ast, runtime::Device& device) {
-    if (KernelRef found = Find(ast, device)) return found;
-    std::lock_guard<std::mutex> codegen(codegen_mu_);
-    if (KernelRef found = Find(ast, device)) return found;  // another thread generated it meanwhile
-    auto compiled = std::make_shared<CompiledKernel>();
-    runtime::TraceSpan span("codegen", "codegen");
-    // BEAM=N's winner (searched on this device, or from the disk cache), else the heuristic's opts.
-    std::optional<std::vector<Opt>> opts = [&] {
-      viz::NotRecorded candidates;  // BEAM's trial kernels; the winner is recorded below
-      return ChooseOpts(ast, device);
-    }();
-    viz::TraceGroup group(viz::Recording() ? KernelName(ast) : "");
-    compiled->kernel = opts ? GenerateKernel(ast, TargetOf(device), *opts) : GenerateKernel(ast, TargetOf(device));
-    if (span.active()) DescribeCodegen(span, compiled->kernel, device, opts.has_value());
-    if (DebugLevel() >= 4)
-      std::fprintf(stderr, "--- %s on %s ---\n%s\n", compiled->kernel.name.c_str(),
-                   device.name().c_str(), compiled->kernel.source.source.c_str());
-    compiled->program = device.GetProgramAsync(compiled->kernel.source);
-    std::lock_guard<std::mutex> lock(mu_);
-    kernels_[std::make_pair(ast, &device)] = compiled;
-    return compiled;
-  }
-
-  // The kernel when it was started before (and did not fail), else null.
-  KernelRef Find(const UOpRef& ast, runtime::Device& device) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = kernels_.find(std::make_pair(ast, &device));
-    if (it == kernels_.end() || Failed(*it->second)) return nullptr;
-    return it->second;
-  }
- private:
-  static bool Failed(const CompiledKernel& k) {
-    return k.program.wait_for(std::chrono::seconds(0)) == std::future_status::ready && !k.program.get().ok();
-  }
-
-  // std::mutex, not absl::Mutex, which TSan cannot see (ir/uop.cc).
-  std::mutex codegen_mu_;  // codegen and BEAM searches run one at a time, as they always have
-  std::mutex mu_;          // guards kernels_
-  absl::flat_hash_map<std::pair<UOpRef, runtime::Device*>, KernelRef> kernels_;
-};
 
 runtime::Device& DeviceOf(const ScheduleItem& item) {
   return item.runs_on != nullptr ? *item.runs_on : DeviceNamed(item.device);
@@ -118,7 +50,7 @@ const runtime::Program& ProgramOf(const CompiledKernel& compiled, const runtime:
 // launches of the kernels ready before them. Under BEAM a search times candidates on the device and
 // compiles in the background would skew it, so kernels are then started one by one as they run. A
 // kernel whose codegen fails is left for RunKernel, which raises the error in schedule order.
-using StartedKernels = absl::InlinedVector<KernelRef, 4>;  // a realize's few kernels, on the stack
+using StartedKernels = absl::InlinedVector<std::shared_ptr<TieredKernel>, 4>;  // a realize's few kernels, on the stack
 
 StartedKernels StartKernels(const std::vector<ScheduleItem>& items) {
   StartedKernels kernels(items.size());
@@ -137,20 +69,22 @@ StartedKernels StartKernels(const std::vector<ScheduleItem>& items) {
   return kernels;
 }
 
-void PrintKernelTime(const runtime::Device& device, const GeneratedKernel& kernel,
+void PrintKernelTime(const runtime::Device& device, const CompiledKernel& compiled,
                      const std::vector<UOpRef>& buffers, uint64_t elapsed_ns) {
   static int64_t kernel_count = 0;
   double bytes = 0;
   for (const UOpRef& b : buffers) bytes += RuntimeBuffer(b)->nbytes();
   double us = elapsed_ns / 1e3;
-  std::fprintf(stderr, "*** %-8s %5lld %-28s bufs %2zu  tm %10.2fus  (%8.2f GB/s)\n",
-               device.name().c_str(), static_cast<long long>(kernel_count++), kernel.name.c_str(),
-               buffers.size(), us, us > 0 ? bytes / (us * 1e3) : 0.0);
+  std::fprintf(stderr, "*** %-8s %5lld %-28s t%d  bufs %2zu  tm %10.2fus  (%8.2f GB/s)\n",
+               device.name().c_str(), static_cast<long long>(kernel_count++), compiled.kernel.name.c_str(),
+               compiled.tier, buffers.size(), us, us > 0 ? bytes / (us * 1e3) : 0.0);
 }
 
-void RunKernel(const ScheduleItem& item, KernelRef started) {
+// |optimized|: a tg::Jit's capture or replay, which run the optimized tier (docs/tiers.md).
+void RunKernel(const ScheduleItem& item, std::shared_ptr<TieredKernel> started, bool optimized) {
   runtime::Device& device = DeviceOf(item);
-  KernelRef compiled_ref = started ? std::move(started) : KernelCache::Global().Start(item.ast, device);
+  std::shared_ptr<TieredKernel> tiered = started ? std::move(started) : KernelCache::Global().Start(item.ast, device);
+  KernelRef compiled_ref = optimized ? tiered->Optimized() : tiered->ForLaunch();
   const CompiledKernel& compiled = *compiled_ref;
   const runtime::Program& program = ProgramOf(compiled, device);
   // On the stack for the usual few buffers: a launch of a cached kernel allocates nothing here.
@@ -168,7 +102,7 @@ void RunKernel(const ScheduleItem& item, KernelRef started) {
   uint64_t elapsed_ns = 0;
   ThrowIfError(device.Launch(program, compiled.kernel.dims, args,
                              timed ? &elapsed_ns : nullptr));
-  if (timed) PrintKernelTime(device, compiled.kernel, item.buffers, elapsed_ns);
+  if (timed) PrintKernelTime(device, compiled, item.buffers, elapsed_ns);
 }
 
 // Directly between devices of one plugin that has copy_d2d, else through host memory (Buffer::CopyFrom).
@@ -185,17 +119,18 @@ void RunCopy(const ScheduleItem& item) {
 
 CapturedKernel CapturedKernelOf(const ScheduleItem& item) {
   runtime::Device& device = DeviceOf(item);
-  KernelRef compiled = KernelCache::Global().Start(item.ast, device);
+  KernelRef compiled = KernelCache::Global().Start(item.ast, device)->Optimized();
   ProgramOf(*compiled, device);  // throws the compile's error
   return {*compiled->program.get(), compiled->kernel.dims, compiled->kernel.name};
 }
 
-void RunItems(const std::vector<ScheduleItem>& items) {
+void RunItems(const std::vector<ScheduleItem>& items, bool replay) {
   StartedKernels kernels = StartKernels(items);
+  const bool optimized = replay || Capturing();
   for (size_t i = 0; i < items.size(); ++i) {
     RecordForCapture(items[i]);
     if (items[i].kind == ScheduleItem::Kind::kCopy) RunCopy(items[i]);
-    else RunKernel(items[i], std::move(kernels[i]));
+    else RunKernel(items[i], std::move(kernels[i]), optimized);
   }
 }
 

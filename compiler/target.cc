@@ -11,6 +11,7 @@
 #include "compiler/render/renderer.h"
 #include "ir/error.h"
 #include "plugins/abi/tg_plugin.h"
+#include "plugins/abi/tg_uops.h"
 
 namespace tg::compiler {
 namespace {
@@ -59,7 +60,7 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.renderer_ = PickRenderer(device);
   if (t.renderer_ == nullptr)
     t.no_renderer_ = "device " + device.name + " accepts dialects [" + absl::StrJoin(device.source_dialects, ", ") +
-                     "], none of which this compiler renders (it renders: c, llvm-ir, opencl-c, cuda-c, hip-c, ptx, wgsl)";
+                     "], none of which this compiler renders (it renders: c, llvm-ir, opencl-c, cuda-c, hip-c, ptx, wgsl, tg-uops)";
   t.gpu = t.renderer_ == nullptr || t.renderer_->has_local();
   t.launch_dims = t.gpu ? 3 : 1;
   t.vectors = t.renderer_ != nullptr && t.renderer_->has_vectors();
@@ -81,6 +82,14 @@ Target Target::For(const runtime::DeviceInfo& device) {
   t.fp16 = !t.gpu || device.has_fp16();
   t.fp64 = !t.gpu || device.has_fp64();
   t.renders_half = t.renderer_ == nullptr || !t.renderer_->half_needs_extension() || device.has_fp16();
+  // The first tier: the same device and launch model, scalar code for the interpreter.
+  if (!t.gpu && device.SupportsDialect(TG_UOPS_DIALECT)) {
+    auto first = std::make_shared<Target>(t);
+    first->renderer_ = RendererForDialect(TG_UOPS_DIALECT);
+    first->vectors = first->masked_vectors = false;
+    first->tensor_cores.clear();
+    t.first_tier_ = std::move(first);
+  }
   return t;
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,11 +67,17 @@ struct Target {
   // Whether the device computes in |dtype| (float16 and float64 depend on it; every other dtype works).
   bool Computes(DType dtype) const;
 
+  // The device's first execution tier (docs/tiers.md): this target with a renderer whose programs the
+  // device starts without compiling them (it lists the "tg-uops" dialect), scalar code only. Null
+  // where the device has none (every GPU plugin today).
+  const Target* first_tier() const { return first_tier_.get(); }
+
   // Never throws: a device the compiler cannot render for still answers Computes() (renderer() throws).
   static Target For(const runtime::DeviceInfo& device);
 
  private:
   const Renderer* renderer_ = nullptr;
+  std::shared_ptr<const Target> first_tier_;
   std::string no_renderer_;          // the error renderer() throws when renderer_ is null
 };
 

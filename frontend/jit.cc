@@ -140,7 +140,7 @@ std::vector<Tensor> Jit::Replay(const std::vector<Tensor>& inputs) {
     for (const InputSlot& s : input_slots_) replay_items_[s.item].buffers[s.arg] = items_[s.item].buffers[s.arg];
   };
   try {
-    compiler::RunItems(replay_items_);
+    compiler::RunItems(replay_items_, /*replay=*/true);
   } catch (...) {
     restore();
     throw;

@@ -146,7 +146,8 @@ ProgramCache::Pending Device::GetProgramAsync(const KernelSource& src) {
 
 absl::StatusOr<std::shared_ptr<Program>> Device::LoadOrCompile(const KernelSource& src, const std::string& key) {
   const tg_plugin_api& api = plugin_.api();
-  DiskCache* disk = api.program_load != nullptr && api.program_binary != nullptr ? DiskCache::Global() : nullptr;
+  const bool cacheable = !src.interpreted && api.program_load != nullptr && api.program_binary != nullptr;
+  DiskCache* disk = cacheable ? DiskCache::Global() : nullptr;
   if (disk == nullptr) return CompileUncached(src);
   std::string disk_key = ProgramCache::DiskKey(key);
   if (std::optional<CachedBinary> binary = disk->GetProgram(disk_key)) {
@@ -203,7 +204,7 @@ void Device::StoreBinary(const Program& program, DiskCache& disk, const std::str
 }
 
 absl::StatusOr<std::shared_ptr<Program>> Device::CompileUncached(const KernelSource& src) {
-  ++programs_.counters().compiles;
+  ++(src.interpreted ? programs_.counters().interpreted : programs_.counters().compiles);
   TraceSpan span("compile", src.entry);
   if (span.active()) {
     span.Arg(TraceArg::Str("device", name()));

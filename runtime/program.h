@@ -15,6 +15,9 @@ class Plugin;
 // Kernel source in one of the device's dialects, with the kernel function's name.
 struct KernelSource {
   std::string dialect, source, entry;
+  // A program the device starts without compiling it (the first execution tier, docs/tiers.md): never
+  // looked up in or stored to the disk cache, and counted apart from compiles.
+  bool interpreted = false;
 };
 
 class Program {  // a compiled kernel on one device; destroyed through the plugin in ~Program

@@ -31,6 +31,7 @@ class ProgramCache {
   // compiles == 0 (the "second run compiles nothing" check reads this).
   struct Counters {
     std::atomic<uint64_t> compiles{0};      // program_compile calls (BEAM candidates included)
+    std::atomic<uint64_t> interpreted{0};   // program_compile calls of first-tier programs (no compiler)
     std::atomic<uint64_t> disk_loads{0};    // programs made by program_load from the disk cache
     std::atomic<uint64_t> disk_stores{0};   // binaries written to the disk cache
     std::atomic<uint64_t> disk_rejects{0};  // cached binaries program_load refused (row dropped)

@@ -4,7 +4,8 @@
 // still runs the CPU variant and counts the other as skipped. (GoogleTest 1.12 reports a GTEST_SKIP in
 // a global environment's SetUp as every case passed, so the skip cannot be left to it.)
 // `--cpu-dialect=llvm-ir` sets TG_CPU_DIALECT before any plugin loads, so the CPU plugin offers that
-// dialect first; the suite fails (not skips) when the device then does not render it.
+// dialect first; the suite fails (not skips) when the device then does not render it. `--tier=0|1|auto`
+// sets TG_TIER (docs/tiers.md); with 0 the suite fails when the device has no first tier to run in.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -71,36 +72,40 @@ void WriteAllSkipped(const std::string& reason) {
 
 class DeviceEnvironment : public ::testing::Environment {
  public:
-  DeviceEnvironment(std::string device, std::string dialect)
-      : device_(std::move(device)), dialect_(std::move(dialect)) {}
+  DeviceEnvironment(std::string device, std::string dialect, std::string tier)
+      : device_(std::move(device)), dialect_(std::move(dialect)), tier_(std::move(tier)) {}
   void SetUp() override {
-    if (dialect_.empty()) return;
     const auto& dialects = tg::runtime::DeviceRegistry::Global().GetDevice(device_).value()->info().source_dialects;
+    if (tier_ == "0")
+      ASSERT_THAT(dialects, ::testing::Contains("tg-uops")) << "--tier=0 on a device with no first tier";
+    if (dialect_.empty()) return;
     ASSERT_FALSE(dialects.empty());
     ASSERT_EQ(dialects[0], dialect_) << "the device did not put --cpu-dialect first";
   }
 
  private:
-  std::string device_, dialect_;
+  std::string device_, dialect_, tier_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleMock(&argc, argv);
-  std::string device = "CPU", dialect;
+  std::string device = "CPU", dialect, tier;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--device=", 9) == 0) device = argv[i] + 9;
     if (std::strncmp(argv[i], "--cpu-dialect=", 14) == 0) dialect = argv[i] + 14;
+    if (std::strncmp(argv[i], "--tier=", 7) == 0) tier = argv[i] + 7;
   }
   setenv("TG_DEVICE", device.c_str(), 1);
   if (!dialect.empty()) setenv("TG_CPU_DIALECT", dialect.c_str(), 1);
+  if (!tier.empty()) setenv("TG_TIER", tier.c_str(), 1);
   if (std::optional<std::string> why = WhyUnavailable(device)) {
     const int cases = ::testing::UnitTest::GetInstance()->total_test_count();
     std::printf("[  SKIPPED ] all %d tests: %s\n", cases, why->c_str());
     WriteAllSkipped(*why);
     return 0;
   }
-  ::testing::AddGlobalTestEnvironment(new DeviceEnvironment(device, dialect));
+  ::testing::AddGlobalTestEnvironment(new DeviceEnvironment(device, dialect, tier));
   return RUN_ALL_TESTS();
 }

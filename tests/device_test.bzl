@@ -15,7 +15,7 @@ _UNSANITIZABLE = ["no_asan", "no_tsan"]
 # replayed as a pass once the device exists, nor a pass once it is gone.
 _MACHINE_DEPENDENT = ["external"]
 
-def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_ir = True, size = "small", **kwargs):
+def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_ir = True, tiers = False, size = "small", **kwargs):
     """Declares `name` (CPU) and `name_<device>` for every other device in `devices`.
 
     Each variant passes --device=NAME to tests/device_main.cc, which points TG_DEVICE at it and
@@ -23,7 +23,12 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_
     the "c" dialect (--cpu-dialect=c, which sets TG_CPU_DIALECT before any plugin loads); with
     `cpu_llvm_ir`, `name_cpu_llvm_ir` runs the suite on CPU with "llvm-ir", the plugin's default, so
     both compile paths are tested and must agree.
+
+    With `tiers` (docs/tiers.md) the two CPU variants compile every kernel before it runs (--tier=1)
+    and `name_cpu_tier0` runs every kernel in the CPU's first tier, the interpreter (--tier=0), so
+    each tier is tested whole; without it the CPU variants run the default, tiered.
     """
+    cpu_tier = ["--tier=1"] if tiers else []
     deps = [d for d in deps if d not in _MAINS] + ["//tests:device_main", "@googletest//:gmock"]
     tags = kwargs.pop("tags", [])
     for device in devices:
@@ -31,7 +36,7 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_
             name = name if device == "CPU" else name + "_" + device.lower(),
             srcs = srcs,
             deps = deps,
-            args = ["--device=" + device] + (["--cpu-dialect=c"] if device == "CPU" else []),
+            args = ["--device=" + device] + (["--cpu-dialect=c"] + cpu_tier if device == "CPU" else []),
             size = size,
             tags = tags + ([] if device == "CPU" else _UNSANITIZABLE + _MACHINE_DEPENDENT),
             **kwargs
@@ -41,8 +46,18 @@ def device_cc_test(name, srcs, deps = [], devices = ["CPU", "OPENCL"], cpu_llvm_
             name = name + "_cpu_llvm_ir",
             srcs = srcs,
             deps = deps,
-            args = ["--device=CPU", "--cpu-dialect=llvm-ir"],
+            args = ["--device=CPU", "--cpu-dialect=llvm-ir"] + cpu_tier,
             size = size,
             tags = tags + _UNSANITIZABLE,
+            **kwargs
+        )
+    if tiers and "CPU" in devices:
+        cc_test(
+            name = name + "_cpu_tier0",
+            srcs = srcs,
+            deps = deps,
+            args = ["--device=CPU", "--tier=0"],
+            size = size,
+            tags = tags,
             **kwargs
         )

@@ -8,6 +8,7 @@
 #include "compiler/render/gpu_renderers.h"
 #include "compiler/render/llvm_renderer.h"
 #include "compiler/render/ptx_renderer.h"
+#include "compiler/render/uops_renderer.h"
 #include "compiler/render/wgsl_renderer.h"
 
 namespace tg::compiler {
@@ -58,7 +59,8 @@ bool CpuVectorAlu(Ops op, DType operand, DType result) {
 const Renderer* RendererForDialect(std::string_view dialect, std::string_view arch) {
   static const Renderer* const kRenderers[] = {new CRenderer(),        new LlvmRenderer(),
                                                new OpenClRenderer(),   new CudaRenderer("cuda-c"),
-                                               new CudaRenderer("hip-c"), new WgslRenderer()};
+                                               new CudaRenderer("hip-c"), new WgslRenderer(),
+                                               new UopsRenderer()};
   if (dialect == "ptx") return PtxFor(arch);
   for (const Renderer* r : kRenderers)
     if (r->dialect() == dialect) return r;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generated code must compile for any x86-64 CPU, not only this one. Runs suites through the CPU plugin's
 # llvm-ir dialect (on this host: the kernels it supports also run), keeps every kernel the renderer wrote
-# (DEBUG=4), then compiles each with LLVM 15's -O2 pipeline and x86 back end for x86-64-v2, -v3, -v4 and
+# (DEBUG=4; TG_TIER=1, so every kernel is compiled llvm-ir, none interpreted), then compiles each with LLVM 15's -O2 pipeline and x86 back end for x86-64-v2, -v3, -v4 and
 # the AVX512-FP16/AMX (sapphirerapids) and AVX512-BF16 (cooperlake) CPUs, without running them. A back-end abort
 # ("Cannot select", as bfloat16 casts once hit on AVX512-FP16) fails the test with the kernel and the CPU.
 #   llvm_cpu_levels_test.sh SUITE_BINARY...     (device_cc_test binaries; run from the runfiles root)
@@ -19,7 +19,7 @@ work="${TEST_TMPDIR:-$(mktemp -d)}"
 mkdir -p "$work/kernels"
 for suite in "$@"; do
   name="$(basename "$suite")"
-  DEBUG=4 TG_CACHE_DIR="$work/cache_$name" "$suite" --device=CPU --cpu-dialect=llvm-ir >"$work/$name.log" 2>&1 ||
+  DEBUG=4 TG_TIER=1 TG_CACHE_DIR="$work/cache_$name" "$suite" --device=CPU --cpu-dialect=llvm-ir >"$work/$name.log" 2>&1 ||
     { tail -40 "$work/$name.log"; echo "FAIL: $name does not pass on this host"; exit 1; }
   # Each kernel is printed after "--- NAME on CPU ---", up to its "*** " timing line or, when the next
   # kernel of the same schedule is generated before this one runs, up to that one's "NAME opts: ..." line.

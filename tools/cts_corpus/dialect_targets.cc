@@ -45,6 +45,8 @@ std::vector<DialectTarget> DialectTargets() {
       {"hip-c", ".hip", GpuDevice("hip-c", "gfx90a")},
       // PTX names its ISA: sm_70 is JIT-compiled by the driver for every later GPU.
       {"ptx", ".ptx", GpuDevice("ptx", "sm_70")},
+      // The first execution tier's dialect (docs/tiers.md): a plugin that runs kernels without compiling.
+      {"tg-uops", ".uops", CpuDevice("tg-uops")},
   };
 }
 

@@ -12,8 +12,8 @@
 namespace tg::cts_corpus {
 
 struct DialectTarget {
-  std::string dialect;  // "c", "llvm-ir", "opencl-c", "cuda-c", "hip-c", "ptx"
-  std::string ext;      // the kernel files' extension: ".c", ".ll", ".cl", ".cu", ".hip", ".ptx"
+  std::string dialect;  // "c", "llvm-ir", "opencl-c", "cuda-c", "hip-c", "ptx", "tg-uops"
+  std::string ext;      // the kernel files' extension: ".c", ".ll", ".cl", ".cu", ".hip", ".ptx", ".uops"
   runtime::DeviceInfo device;
 };
 
