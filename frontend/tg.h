@@ -19,5 +19,6 @@
 #include "frontend/variable.h"
 #include "ir/dtype.h"
 #include "ir/error.h"
+#include "ir/version.h"
 
 #endif  // TG_FRONTEND_TG_H_

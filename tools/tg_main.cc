@@ -1,10 +1,13 @@
 // tg_main.cc: the `tg` command line (README.md): subcommand dispatch and usage.
 // `devices`, `bench`, `compile`, `viz` and `profile`; each lives in its own tools/*_command file.
+// `version` is one line, answered here.
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "ir/version.h"
+#include "plugins/abi/tg_plugin.h"
 #include "tools/bench_command.h"
 #include "tools/compile_command.h"
 #include "tools/devices_command.h"
@@ -29,15 +32,24 @@ constexpr char kUsage[] =
     "             page is: every compiler pass, the schedule, each kernel's source (tg viz --help)\n"
     "  profile    TRACE.json: a PROFILE=1 trace's top kernels and host / compile / device / copy split;\n"
     "             --html OUT.html writes its timeline page (tg profile --help)\n"
+    "  version    tinygrad-cc's version and the plugin ABI this host loads (docs/releasing.md)\n"
     "\n"
     "options:\n"
     "  -h, --help show this help\n"
+    "  --version  the same as tg version\n"
     "\n"
     "environment: TG_PLUGIN_PATH (extra plugin directories or .so files, ':'-separated),\n"
     "  TG_PLUGIN_TRACE=1 (log each plugin loading step), TG_DEVICE, DEBUG, PROFILE, TG_PROFILE_OUT\n";
 
 // A plugin's probe child gets this long (PoCL compiling its builtins on a cold cache takes seconds).
 constexpr int kProbeTimeoutSeconds = 120;
+
+// The ABI beside the release: a vendor's plugin must match its major, whatever the release number says.
+int VersionMain() {
+  std::cout << "tinygrad-cc " << TG_VERSION_STRING << " (plugin ABI " << TG_ABI_MAJOR << "." << TG_ABI_MINOR
+            << ")\n";
+  return 0;
+}
 
 int BenchMain(int argc, char** argv) {
   std::vector<std::string> args(argv + 2, argv + argc);
@@ -102,6 +114,7 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
+  if ((std::strcmp(cmd, "--version") == 0 || std::strcmp(cmd, "version") == 0) && argc == 2) return VersionMain();
   if (std::strcmp(cmd, "devices") == 0 && argc == 2) return tg::tools::DevicesCommand(std::cout);
   if (std::strcmp(cmd, "devices") == 0 && argc == 3 && std::strcmp(argv[2], "--probe") == 0) {
     return tg::tools::ProbeDevicesCommand(std::cout, kProbeTimeoutSeconds);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acme_compile.c: write the source to a temp file, run cc, dlopen, dlsym. */
 #define _GNU_SOURCE
 #include "acme_compile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acme_compile.h: turns "c" dialect kernel source into a loaded kernel function.
  * The only part of the ACME plugin that talks to the outside world (the system C compiler). */
 #ifndef ACME_COMPILE_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* acme_plugin.c: ACME, a third-party tinygrad-cc device plugin built against tg_plugin.h alone.
  *
  * One device, the host CPU: "c" dialect kernels are compiled with the system cc (acme_compile.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tg_plugin.h: the device-plugin ABI of tinygrad-cc, version 1.1.
  *
  * The only contract between the tinygrad-cc host and a device plugin. A plugin is a shared object

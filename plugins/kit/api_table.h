@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // api_table.h: building a plugin's tg_plugin_api from plain C++ functions.
 //
 // A C++ plugin writes its implementation as ordinary functions that may throw, and the kit turns

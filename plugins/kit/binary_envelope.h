@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // binary_envelope.h: the self-validating wrapper around the bytes program_binary returns.
 //
 // A host cache can hand back a truncated, corrupted or foreign file, and what a driver's loader or

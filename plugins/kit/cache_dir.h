@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cache_dir.h: where a plugin keeps files between processes (compiled kernels, a driver's cache).
 // Every plugin searches the same places, so TG_CACHE_DIR moves all of them at once:
 //   $TG_CACHE_DIR, $XDG_CACHE_HOME/tinygrad-cc, $HOME/.cache/tinygrad-cc, /tmp/tinygrad-cc-<uid>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fnv1a64.h: the checksum of the kit's program-binary envelope and the CPU plugin's cache trailer.
 #ifndef TG_PLUGINS_KIT_FNV1A64_H_
 #define TG_PLUGINS_KIT_FNV1A64_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // little_endian.h: fixed-width integers in byte strings, least significant byte first, so a cached
 // binary means the same on any host that can run it.
 #ifndef TG_PLUGINS_KIT_LITTLE_ENDIAN_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // memory_stats.h: "tg.memory_stats" (tg_plugin.h) for a C++ plugin: the counter its buffer_alloc and
 // buffer_free bump, device_memory_stats over it (checks, and a write bounded by the caller's
 // struct_size), and the extension's table entry.

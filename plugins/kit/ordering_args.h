@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ordering_args.h: the argument checks of ABI 1.1's event_record and device_wait_event, for plugins
 // whose devices have only their default stream (every plugin of ours): the same refusals in each.
 #ifndef TG_PLUGINS_KIT_ORDERING_ARGS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // owned_set.h: the handles a device has handed out and the host has not yet freed. device_close
 // frees what the device still owns (ABI), and the runtime keeps device memory and code objects
 // until the process ends unless someone frees them, so the device remembers its live buffers and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plugin_error.h: the tg_error object of a C++ plugin and the guards that keep exceptions inside.
 // A plugin that uses the kit defines, in exactly one of its files, the prefix of its messages:
 //   const char tg_kit::kErrorPrefix[] = "cuda: ";

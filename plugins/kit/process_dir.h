@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // process_dir.h: a directory of a shared cache that only this process writes, for a driver whose own
 // on-disk cache is not safe for two processes at once. PoCL's is one: a process can serialize a program
 // (CL_PROGRAM_BINARIES) from its cache directory while another process is still writing the same

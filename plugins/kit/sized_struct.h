@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sized_struct.h: reading and writing struct_size-prefixed ABI structs within the other side's size.
 // The versioning rule of tg_plugin.h in two templates, so no entry point hand-rolls TG_HAS checks.
 #ifndef TG_PLUGINS_KIT_SIZED_STRUCT_H_

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* null_plugin.c: THE template for a third-party tinygrad-cc device plugin.
  *
  * This plugin does nothing on purpose: it loads, reports zero devices with a reason, and answers
