@@ -20,6 +20,7 @@
 #include "llvm-c/Target.h"
 #include "llvm-c/TargetMachine.h"
 #include "llvm-c/Transforms/PassBuilder.h"
+#include "plugins/cpu/llvm_exit_gate.h"
 #include "plugins/cpu/disk_cache.h"
 #include "plugins/cpu/llvm_fatal_guard.h"
 
@@ -220,9 +221,60 @@ const std::string& JitHostTarget() {
   return l.error.empty() ? l.target : *none;
 }
 
+// A kernel in the shape the llvm-ir renderer writes (loops, i32-indexed vectors of several widths, an
+// intrinsic): compiling it once constructs the function-local statics of LLVM's passes and instruction
+// selection, which register their destructors with exit as they are first made.
+constexpr char kWarmUpIr[] = R"(
+define void @tg_warm_up(ptr noalias %a, ptr noalias %b, i32 %n) nounwind {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [0, %entry], [%i.next, %loop]
+  %pa = getelementptr inbounds float, ptr %a, i32 %i
+  %va = load <16 x float>, ptr %pa, align 4
+  %pb = getelementptr inbounds float, ptr %b, i32 %i
+  %vb = load <8 x float>, ptr %pb, align 4
+  %vc = load <3 x double>, ptr %pb, align 8
+  %m = fmul contract <16 x float> %va, %va
+  %e = call <8 x float> @llvm.exp2.v8f32(<8 x float> %vb)
+  %lt = fcmp olt <8 x float> %e, %vb
+  %s = select <8 x i1> %lt, <8 x float> %vb, <8 x float> %e
+  %d = fadd <3 x double> %vc, %vc
+  store <16 x float> %m, ptr %pa, align 4
+  store <8 x float> %s, ptr %pb, align 4
+  store <3 x double> %d, ptr %pb, align 8
+  %i.next = add nsw i32 %i, 16
+  %c = icmp slt i32 %i.next, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}
+declare <8 x float> @llvm.exp2.v8f32(<8 x float>)
+)";
+
+// Once per process, before the first compile: the warm-up kernel, then the exit gate's handler, which
+// exit therefore runs before the destructors of what the warm-up made.
+void WarmUpThenGuardExit(const Llvm& l) {
+  static std::once_flag once;
+  std::call_once(once, [&l] {
+    LLVMContextRef ctx = l.LLVMContextCreate();
+    std::string why, object;
+    bool lost = false;
+    if (LLVMModuleRef mod = Parse(l, ctx, kWarmUpIr, &why)) {
+      if (tg_error* e = OptimizeAndEmit(l, mod, &object, &lost)) tg_kit::DestroyError(e);
+      if (!lost) l.LLVMDisposeModule(mod);
+    }
+    if (!lost) l.LLVMContextDispose(ctx);
+    LlvmExitGate::Get().CloseAtExit();
+  });
+}
+
 tg_error* JitCompile(std::string_view ir, const std::string& entry, JitObject* out) {
   Llvm& l = GetLlvm();
   if (!l.error.empty()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: " + l.error);
+  WarmUpThenGuardExit(l);
+  LlvmExitGateEntry inside;
+  if (!inside.ok()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: the process is exiting");
   LLVMContextRef ctx = l.LLVMContextCreate();
   std::string why;
   LLVMModuleRef mod = Parse(l, ctx, ir, &why);
@@ -253,6 +305,8 @@ tg_error* JitCompile(std::string_view ir, const std::string& entry, JitObject* o
 tg_error* JitLoad(const JitObject& object, JitKernel* out) {
   Llvm& l = GetLlvm();
   if (!l.error.empty()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: " + l.error);
+  LlvmExitGateEntry inside;
+  if (!inside.ok()) return MakeError(TG_CODE_UNAVAILABLE, "llvm-ir: the process is exiting");
   if (object.target != l.target) {
     return MakeError(TG_CODE_FAILED_PRECONDITION, "llvm-ir object was generated for '" + object.target +
                                                       "', this host is '" + l.target + "'");
@@ -292,6 +346,8 @@ tg_error* JitLoad(const JitObject& object, JitKernel* out) {
 
 void JitRelease(JitKernel* kernel) {
   if (kernel == nullptr || kernel->symbol.empty()) return;
+  LlvmExitGateEntry inside;
+  if (!inside.ok()) return;  // exiting: the code goes with the process
   Llvm& l = GetLlvm();
   std::lock_guard<std::mutex> lock(g_link_mu);
   auto it = LinkedCode().find(kernel->symbol);
