@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "plugins/cpu/lane_ops.h"
+
 namespace tg_cpu::uops {
 namespace {
-
-constexpr int64_t kFewLanes = 8;
 
 struct Nesting {
   std::vector<int32_t> parent;  // innermost RANGE enclosing the line (for a RANGE: the one around it)
@@ -38,9 +38,11 @@ Nesting Nest(const Program& p, std::vector<int32_t>* end_of) {
   return nest;
 }
 
-bool IsSmallConstTrip(const Program& p, int32_t range) {
+// How many of a block's lanes one pass of |range| fills: its constant trip count, capped at a block; a
+// bound known only at run time counts as a full block.
+int64_t LanesFilled(const Program& p, int32_t range) {
   const Instr& bound = p.code[p.code[range].src[0]];
-  return bound.op == Op::kCONST && bound.arg < kFewLanes;
+  return bound.op == Op::kCONST ? std::min<int64_t>(bound.arg, kLanes) : static_cast<int64_t>(kLanes);
 }
 
 // Marks the lines of lane loop |l| varying where they are; false (and nothing marked) when |l| cannot
@@ -82,7 +84,10 @@ bool MarkVarying(const Program& p, int32_t l, LaneLoops* out) {
   return true;
 }
 
-// The candidates: deepest all-parallel RANGEs, moved out of loops with a few constant iterations.
+// The candidates: for each deepest all-parallel RANGE, the loop of its all-parallel chain that fills
+// the most lanes of a block, the deepest of equals (whose index is usually the contiguous one). The
+// heuristic's loop order puts short loops innermost (a 3x3 window, a batch split for the cores): a block
+// of 9 lanes of 64 would pay for 64.
 std::vector<int32_t> Candidates(const Program& p, const Nesting& nest) {
   std::vector<uint8_t> has_parallel_child(p.code.size(), 0);
   for (size_t i = 0; i < p.code.size(); ++i)
@@ -90,10 +95,13 @@ std::vector<int32_t> Candidates(const Program& p, const Nesting& nest) {
   std::vector<int32_t> picks;
   for (size_t i = 0; i < p.code.size(); ++i) {
     if (p.code[i].op != Op::kRANGE || !nest.all_parallel[i] || has_parallel_child[i]) continue;
-    if (p.code[i].dtype != DType::ki32) continue;  // lane registers count in i32; an i64 loop runs uniform
-    int32_t r = static_cast<int32_t>(i);
-    if (IsSmallConstTrip(p, r) && nest.parent[r] >= 0) r = nest.parent[r];
-    picks.push_back(r);
+    int32_t best = -1;
+    int64_t best_fill = 0;
+    for (int32_t r = static_cast<int32_t>(i); r >= 0 && nest.all_parallel[r]; r = nest.parent[r]) {
+      if (p.code[r].dtype != DType::ki32) continue;  // lane registers count in i32; an i64 loop runs uniform
+      if (const int64_t fill = LanesFilled(p, r); fill > best_fill) best = r, best_fill = fill;
+    }
+    if (best >= 0) picks.push_back(best);
   }
   return picks;
 }

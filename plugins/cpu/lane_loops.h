@@ -4,8 +4,9 @@
 // A RANGE is a reduce loop when an ASSIGN inside it (at any depth) updates a DEFINE_ACC defined outside
 // it; otherwise it is parallel: its iterations are independent, so kLanes of them can run side by side,
 // each op once over a block of lanes. A lane loop is a parallel RANGE whose enclosing RANGEs are all
-// parallel and which holds no such RANGE itself (the deepest: its body is the hot code), or its parent
-// where its trip count is a constant below 8 (a few lanes would waste the block). Loops nested inside
+// parallel: of the chain from a deepest such RANGE outwards, the one that fills the most lanes of a
+// block (its constant trip count, capped at kLanes; a run-time bound counts as full), the deepest of
+// equals (a 3x3 window or a batch split innermost would fill a few lanes of 64). Loops nested inside
 // a lane loop run as ordinary loops around the lane ops; their bounds must be uniform. A lane loop that
 // does not fit (a nested loop's bound or a value used after the loop differs per lane) falls back to
 // its enclosing parallel RANGE, then to none: the program then runs one lane at a time.
