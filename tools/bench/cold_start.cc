@@ -166,8 +166,8 @@ void RunColdStart(benchmark::State& state, const std::string& device, int warmup
   Publish(state, name, device, t, t.median_s * 1e3, "ms");
 }
 
-void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const OcrModel& which) {
-  const std::string name = "W8d_cold_ocr_det";
+void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const std::string& name,
+                 const OcrModel& which) {
   std::string input_path;
   if (std::string missing = MissingOcrFiles(which, &input_path); !missing.empty())
     return PublishSkipped(state, name, device, "ms", missing);

@@ -33,8 +33,9 @@ int RunColdChild(const std::string& kind, const std::string& device);
 void RunColdStart(benchmark::State& state, const std::string& device, int warmup, const std::string& name,
                   const std::string& kind);
 
-// W8d: PP-OCRv4 det loaded from its .onnx file and run once, in fresh children.
-void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);
+// W8d (PP-OCRv4 det) and W8f (PP-OCR cls): the model loaded from its .onnx file and run once, in fresh children.
+void RunColdOnnx(benchmark::State& state, const std::string& device, int warmup, const std::string& name,
+                 const OcrModel& model);
 
 // W8c (PP-OCRv4 det): saves |model|'s Jit once (in this process, compiling it), then times fresh children loading it.
 void RunColdSavedJit(benchmark::State& state, const std::string& device, int warmup, const OcrModel& model);

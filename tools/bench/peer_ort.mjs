@@ -194,6 +194,10 @@ async function main() {
     }
     if (m.key === COLD_MODEL && ort && fs.existsSync(path.join(args.models, m.file)))
       await addColdRows(ort, args, rows, path.join(args.models, m.file), path.join(inputs, m.input));
+    if (m.key === 'W11_ocr_cls' && ort && fs.existsSync(path.join(args.models, m.file)))  // beside the suite's W8f
+      for (const threads of args.threads)
+        add(rows, `W8f_cold_ocr_cls_${threads}T`,
+          timeCold(args, 'onnx', path.join(args.models, m.file), path.join(inputs, m.input), threads));
   }
   const out = { peer: 'ort', meta, rows };
   if (args.json) fs.writeFileSync(args.json, JSON.stringify(out, null, 1));
