@@ -134,6 +134,11 @@ int main(int argc, char** argv) {
     std::string fresh_cache = flags.cold.empty() && !flags.list && !flags.use_cache ? UseFreshCompileCache() : "";
     std::vector<std::string> devices = ResolveDevices(flags.devices);
     if (!flags.cold.empty()) return tg::bench::RunColdChild(flags.cold, devices.front());
+    // Warm figures are the optimized tier's steady state: a workload's few warm-up runs would otherwise
+    // time its kernels' tier-ups. Cold children start as a user's fresh process does (docs/tiers.md).
+    const char* tier = std::getenv("TG_TIER");
+    tg::bench::SetColdChildTier(tier != nullptr ? tier : "auto");
+    if (tier == nullptr) setenv("TG_TIER", "1", 1);
     if (flags.list) {
       PrintList();
       return 0;

@@ -27,6 +27,11 @@ extern char** environ;
 namespace tg::bench {
 namespace {
 
+std::string& ColdChildTier() {
+  static auto* tier = new std::string("auto");
+  return *tier;
+}
+
 // Runs `<this binary> --cold=<kind> --device=<device>` with TG_CACHE_DIR=<fresh dir> and returns
 // the child's figure in seconds. The directory is removed afterwards. |extra_env| adds NAME=VALUE pairs.
 double SpawnColdChild(const std::string& kind, const std::string& device,
@@ -37,8 +42,11 @@ double SpawnColdChild(const std::string& kind, const std::string& device,
   std::vector<std::string> args = {self, "--cold=" + kind, "--device=" + device};
   std::vector<std::string> env = extra_env;
   env.push_back("TG_CACHE_DIR=" + dir_template);
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::string(*e).rfind("TG_CACHE_DIR=", 0) != 0) env.emplace_back(*e);
+  env.push_back("TG_TIER=" + ColdChildTier());
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string var(*e);
+    if (var.rfind("TG_CACHE_DIR=", 0) != 0 && var.rfind("TG_TIER=", 0) != 0) env.push_back(std::move(var));
+  }
   std::vector<char*> argv, envp;
   for (std::string& a : args) argv.push_back(a.data());
   for (std::string& e : env) envp.push_back(e.data());
@@ -147,6 +155,8 @@ std::string MissingOcrFiles(const OcrModel& which, std::string* input_path) {
 }
 
 }  // namespace
+
+void SetColdChildTier(const std::string& tier) { ColdChildTier() = tier; }
 
 int RunColdChild(const std::string& kind, const std::string& device) {
   ScopedDefaultDevice on(device);

@@ -28,6 +28,10 @@ struct OcrModel;
 // onnx::load and the first run (kColdOnnx).
 int RunColdChild(const std::string& kind, const std::string& device);
 
+// The TG_TIER a cold child runs with (docs/tiers.md): what the user gave the bench, else "auto", as a
+// user's fresh process would. The bench's own warm figures run the optimized tier.
+void SetColdChildTier(const std::string& tier);
+
 // Parent side (one benchmark |name|): spawns the children of |kind|, first run + |warmup| - 1 + one per
 // iteration.
 void RunColdStart(benchmark::State& state, const std::string& device, int warmup, const std::string& name,
