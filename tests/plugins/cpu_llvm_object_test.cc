@@ -15,18 +15,8 @@
 
 namespace {
 
-class CpuLlvmObjectTest : public ::testing::Test {
+class CpuLlvmObjectTest : public tg::testing::CpuDeviceSuite {
  protected:
-  static void SetUpTestSuite() {
-    api_ = tg::testing::LoadPluginApi("./plugins/cpu/libtg_cpu.so");
-    ASSERT_NE(api_, nullptr);
-    ASSERT_EQ(api_->initialize(nullptr), nullptr);
-    ASSERT_EQ(api_->device_open(0, &dev_), nullptr);
-  }
-  static void TearDownTestSuite() {
-    api_->device_close(dev_);
-    api_->shutdown();
-  }
   static void Ok(tg_error* e) { tg::testing::ErrorChecker(api_).Ok(e); }
   static std::string Err(tg_error* e, tg_code code) { return tg::testing::ErrorChecker(api_).Err(e, code); }
   // The sealed object of a freshly compiled llvm-ir vadd, and its format.
@@ -68,11 +58,7 @@ class CpuLlvmObjectTest : public ::testing::Test {
     for (int i = 0; i < n; ++i) ASSERT_EQ(out[i], a[i] + b[i]) << "at " << i;
     api_->buffer_free(ba), api_->buffer_free(bb), api_->buffer_free(bo);
   }
-  static const tg_plugin_api* api_;
-  static tg_device* dev_;
 };
-const tg_plugin_api* CpuLlvmObjectTest::api_ = nullptr;
-tg_device* CpuLlvmObjectTest::dev_ = nullptr;
 
 TEST_F(CpuLlvmObjectTest, TheDeviceDeclaresTheFormat) {
   tg_device_props p{};

@@ -32,18 +32,8 @@ std::vector<T> From(const Bytes& b) {
   return v;
 }
 
-class UopInterpreterTest : public ::testing::Test {
+class UopInterpreterTest : public tg::testing::CpuDeviceSuite {
  protected:
-  static void SetUpTestSuite() {
-    api_ = tg::testing::LoadPluginApi("./plugins/cpu/libtg_cpu.so");
-    ASSERT_NE(api_, nullptr);
-    ASSERT_EQ(api_->initialize(nullptr), nullptr);
-    ASSERT_EQ(api_->device_open(0, &dev_), nullptr);
-  }
-  static void TearDownTestSuite() {
-    api_->device_close(dev_);
-    api_->shutdown();
-  }
 
   static tg_error* CompileRaw(const std::string& text, tg_program** out) {
     tg_compile_args a{};
@@ -109,13 +99,7 @@ class UopInterpreterTest : public ::testing::Test {
   static void RunPublic(const std::string& body, std::vector<Bytes>* buffers, uint32_t groups) {
     Run(body, buffers, {}, groups);
   }
-
- protected:
-  static const tg_plugin_api* api_;
-  static tg_device* dev_;
 };
-const tg_plugin_api* UopInterpreterTest::api_ = nullptr;
-tg_device* UopInterpreterTest::dev_ = nullptr;
 
 TEST_F(UopInterpreterTest, ElementwiseAddOverBlocksAndARemainder) {
   const int n = 1000;  // 15 blocks of 64 lanes and 40 more

@@ -85,6 +85,23 @@ class ErrorChecker {
   const tg_plugin_api* api_;
 };
 
+// A suite on device 0 of the CPU plugin, loaded through its raw table and opened once for all its cases.
+class CpuDeviceSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    api_ = LoadPluginApi("./plugins/cpu/libtg_cpu.so");
+    ASSERT_NE(api_, nullptr);
+    ASSERT_EQ(api_->initialize(nullptr), nullptr);
+    ASSERT_EQ(api_->device_open(0, &dev_), nullptr);
+  }
+  static void TearDownTestSuite() {
+    api_->device_close(dev_);
+    api_->shutdown();
+  }
+  static inline const tg_plugin_api* api_ = nullptr;
+  static inline tg_device* dev_ = nullptr;
+};
+
 }  // namespace tg::testing
 
 #endif  // TG_TESTS_PLUGINS_PLUGIN_TEST_UTIL_H_
