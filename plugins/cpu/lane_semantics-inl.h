@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "plugins/cpu/half_float.h"
 #include "plugins/cpu/uop_program.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -62,7 +63,10 @@ template <> struct Lane<DType::ku8> : LaneBase<uint8_t, int32_t> {};
 template <> struct Lane<DType::ku16> : LaneBase<uint16_t, int32_t> {};
 template <> struct Lane<DType::ku32> : LaneBase<uint32_t, uint32_t> {};
 template <> struct Lane<DType::ku64> : LaneBase<uint64_t, uint64_t> {};
-template <> struct Lane<DType::kf16> : LaneBase<_Float16, float> {};
+template <> struct Lane<DType::kf16> : LaneBase<uint16_t, float> {  // its bits: half_float.h
+  static C Up(T x) { return HalfToFloat(x); }
+  static T Down(C x) { return FloatToHalf(x); }
+};
 template <> struct Lane<DType::kbf16> : LaneBase<uint16_t, float> {
   static C Up(T x) { return Bf16ToF32(x); }
   static T Down(C x) { return F32ToBf16(x); }
@@ -196,9 +200,10 @@ typename Lane<To>::T CastLane(typename Lane<From>::T x) {
   const auto v = Lane<From>::Up(x);  // bool 0/1, a promoted integer, or the float (bfloat16 as float)
   if constexpr (To == DType::kbool) return v != 0;
   else if constexpr (To == DType::kbf16) return F32ToBf16(static_cast<float>(v));
+  else if constexpr (To == DType::kf16) return DoubleToHalf(static_cast<double>(v));  // rounds once, as C
   else if constexpr (kIsFloat<From> && kIsInt<To>) return FloatToInt<To>(v);
-  else if constexpr (From == DType::kbf16) return static_cast<TT>(v);
-  else return static_cast<TT>(x);  // straight from the lane type: int64 to half rounds once, as C
+  else if constexpr (From == DType::kbf16 || From == DType::kf16) return static_cast<TT>(v);
+  else return static_cast<TT>(x);
 }
 
 }  // namespace tg_cpu::uops::HWY_NAMESPACE

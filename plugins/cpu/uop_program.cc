@@ -9,6 +9,8 @@
 #include <cstring>
 #include <limits>
 
+#include "plugins/cpu/half_float.h"
+
 namespace tg_cpu::uops {
 namespace {
 
@@ -172,7 +174,7 @@ tg_error* Parser::ParseArg(std::string_view arg) {
     float f = static_cast<float>(v);
     uint64_t bits = 0;
     switch (instr_.dtype) {
-      case DType::kf16: { _Float16 h = static_cast<_Float16>(v); memcpy(&bits, &h, 2); break; }
+      case DType::kf16: bits = DoubleToHalf(v); break;
       case DType::kbf16: bits = F32ToBf16(f); break;
       case DType::kf32: memcpy(&bits, &f, 4); break;
       default: memcpy(&bits, &v, 8); break;
