@@ -43,7 +43,7 @@ class TieredKernel {
   KernelRef Optimized();
   // Whether the kernel a launch would get has a failed program (so realizing again retries it).
   bool Failed() const;
-
+  // The launches ForLaunch has counted (a Jit's replays are not among them).
   int64_t launches() const;
 
  private:
