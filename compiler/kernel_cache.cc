@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "compiler/codegen/beam.h"
 #include "compiler/viz/viz_record.h"
 #include "ir/env.h"
@@ -70,6 +71,17 @@ KernelRef GenerateFirstTier(const UOpRef& ast, runtime::Device& device, const Ta
   made.set_value(device.GetProgram(compiled->kernel.source));
   compiled->program = made.get_future().share();
   return compiled;
+}
+
+// Whether |device| has compiled in the background before. A plugin's first compile may set up its
+// compiler (the CPU plugin's LLVM makes its lazy statics then, and only afterwards can it make exit wait
+// for compiles in flight), so the first tier-up on a device waits for its compile: a process that
+// exited meanwhile would tear that compiler down under it.
+bool FirstBackgroundCompile(const runtime::Device& device) {
+  static auto* mu = new std::mutex();
+  static auto* seen = new absl::flat_hash_set<const runtime::Device*>();
+  std::lock_guard<std::mutex> lock(*mu);
+  return seen->insert(&device).second;
 }
 
 bool Ready(const CompiledKernel& k) {
@@ -147,6 +159,7 @@ void TieredKernel::TierUp() {
     std::fprintf(stderr, "tinygrad-cc: kernel %s stays in the first tier: %s\n", first_->kernel.name.c_str(),
                  e.what());
   }
+  if (optimized != nullptr && FirstBackgroundCompile(device_)) optimized->program.wait();
   std::lock_guard<std::mutex> lock(mu_);
   if (optimized_ == nullptr) optimized_ = std::move(optimized);
 }
