@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <optional>
 #include <vector>
@@ -84,6 +85,33 @@ bool FirstBackgroundCompile(const runtime::Device& device) {
   return seen->insert(&device).second;
 }
 
+// The compiles tier-ups left running. Exit waits for them in a handler registered as each starts, so it
+// runs before the destructors of everything made before that compile began (the host's caches, the
+// plugin's compiler), which the compile still uses.
+std::mutex& InFlightMutex() {
+  static auto* mu = new std::mutex();
+  return *mu;
+}
+std::vector<runtime::ProgramCache::Pending>& InFlight() {
+  static auto* compiles = new std::vector<runtime::ProgramCache::Pending>();
+  return *compiles;
+}
+void WaitForTierUpCompiles() {
+  std::vector<runtime::ProgramCache::Pending> compiles;
+  {
+    std::lock_guard<std::mutex> lock(InFlightMutex());
+    compiles = InFlight();
+  }
+  for (const runtime::ProgramCache::Pending& c : compiles) c.wait();
+}
+void ExitWaitsFor(const runtime::ProgramCache::Pending& compile) {
+  {
+    std::lock_guard<std::mutex> lock(InFlightMutex());
+    InFlight().push_back(compile);
+  }
+  std::atexit(WaitForTierUpCompiles);
+}
+
 bool Ready(const CompiledKernel& k) {
   return k.program.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
@@ -160,6 +188,7 @@ void TieredKernel::TierUp() {
                  e.what());
   }
   if (optimized != nullptr && FirstBackgroundCompile(device_)) optimized->program.wait();
+  if (optimized != nullptr) ExitWaitsFor(optimized->program);
   std::lock_guard<std::mutex> lock(mu_);
   if (optimized_ == nullptr) optimized_ = std::move(optimized);
 }
